@@ -1,0 +1,67 @@
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance } from 'fastify';
+import type { Server } from 'node:https';
+import { managementRoutes } from './http/management/index.js';
+import { managementSurface } from './http/management/surface.js';
+import { oauthSurface } from './http/oauth/surface.js';
+import { tokenRoutes } from './http/oauth/token.js';
+import { wellKnownRoutes } from './http/oauth/well-known.js';
+import type { Registry } from './registry.js';
+
+export interface AppOptions {
+  /** PEM certificate and key: serve HTTPS. */
+  https?: { cert: string | Buffer; key: string | Buffer };
+}
+
+/** Builds the HTTP application. It never listens by itself: main.ts does, tests inject or listen on port 0. */
+export async function buildApp(registry: Registry, options: AppOptions = {}): Promise<FastifyInstance> {
+  const base = {
+    loggerInstance: registry.log,
+    // Per-request logs only at debug level: at info they would dominate the cost of a token request.
+    logController: new LogController({ disableRequestLogging: registry.config.logLevel !== 'debug' && registry.config.logLevel !== 'trace' }),
+    trustProxy: false,
+    bodyLimit: 256 * 1024,
+    ajv: {
+      customOptions: {
+        // Unknown properties are errors, never silently dropped; query strings coerce only exact literals.
+        removeAdditional: false,
+        coerceTypes: 'array' as const,
+        useDefaults: true,
+        allErrors: false,
+        verbose: true,
+      },
+    },
+  };
+  const app = (
+    options.https ? Fastify({ ...base, https: options.https } as FastifyHttpsOptions<Server>) : Fastify(base)
+  ).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Latchkey', version: '2.0', description: 'Management API (/api/v2) and Authentication API.' },
+      servers: [{ url: registry.issuer }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+  });
+  await app.register(formbody);
+
+  await app.register(async (surface) => {
+    oauthSurface(surface);
+    await surface.register(wellKnownRoutes(registry));
+    await surface.register(tokenRoutes(registry));
+  });
+
+  await app.register(
+    async (surface) => {
+      managementSurface(surface, registry);
+      await surface.register(managementRoutes(registry));
+      surface.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: '/api/v2' },
+  );
+
+  return app;
+}

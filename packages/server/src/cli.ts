@@ -1,0 +1,74 @@
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig, type Config } from './config/load.js';
+import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
+import { signingKeys } from './keys/signing-keys.js';
+import { serve } from './main.js';
+import { openStorage } from './storage/open.js';
+import { createStorage } from './storage/storage.js';
+
+const USAGE = `usage: latchkey <command>
+
+  serve         start the service (what \`npm start\` runs)
+  migrate       apply pending database migrations and exit
+  keys rotate   rotate the tenant's signing key (next -> current, current -> previous)
+`;
+
+async function runServe(config: Config) {
+  const server = await serve(config);
+  console.log(`Latchkey is listening on ${server.url} (issuer ${config.issuer})`);
+  console.log(`Management API: ${config.issuer}/api/v2  (OpenAPI: ${config.issuer}/api/v2/openapi.json)`);
+  if (config.adminClientId) {
+    console.log('Admin application: LATCHKEY_ADMIN_CLIENT_ID / LATCHKEY_ADMIN_CLIENT_SECRET from the environment');
+  } else {
+    console.log(`Admin credentials: ${resolve(config.dataDir, 'admin-credentials.json')}`);
+  }
+  const stop = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+async function runMigrate(config: Config) {
+  const dialect = await openStorage(config.database);
+  await dialect.close();
+  console.log('migrations applied');
+}
+
+async function runRotate(config: Config) {
+  const storage = createStorage(await openStorage(config.database));
+  try {
+    const secret = deploymentSecret(config.secret ?? developmentSecret(config.dataDir));
+    const keys = signingKeys({ storage, tenantId: config.tenant, sealingKey: secret.key('signing-key-seal'), now: () => new Date() });
+    await keys.ensure();
+    const current = await keys.rotate();
+    console.log(`rotated: current key is now ${current.kid}`);
+  } finally {
+    await storage.close();
+  }
+}
+
+async function main(args: string[]) {
+  const [command, sub] = args;
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`latchkey: invalid configuration: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (command === 'serve' || command === undefined) return runServe(config);
+  if (command === 'migrate') return runMigrate(config);
+  if (command === 'keys' && sub === 'rotate') return runRotate(config);
+  console.error(USAGE);
+  process.exit(2);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error('latchkey: failed to start:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

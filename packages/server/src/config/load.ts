@@ -1,0 +1,117 @@
+import { parseRateLimit, type RateLimitSpec } from './rate-limit-spec.js';
+
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  issuer: string;
+  database: DatabaseConfig;
+  redisUrl: string | undefined;
+  dataDir: string;
+  tenant: string;
+  adminClientId: string | undefined;
+  adminClientSecret: string | undefined;
+  secret: string | undefined;
+  tls: { certFile: string; keyFile: string } | undefined;
+  managementRateLimit: RateLimitSpec;
+  production: boolean;
+  logLevel: string;
+}
+
+/** Raised for a setting that cannot be used; the CLI prints it and exits without starting. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function parsePort(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new ConfigError('PORT', `expected a port number 0-65535, got "${raw}"`);
+  return Number(raw);
+}
+
+function parseUrl(name: string, raw: string, protocols: readonly string[]): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `not a URL: "${raw}"`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${raw}"`);
+  }
+  return url;
+}
+
+function parseDatabase(raw: string): DatabaseConfig {
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length);
+    if (!path) throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/latchkey.db');
+    return { kind: 'sqlite', path };
+  }
+  parseUrl('DATABASE_URL', raw, ['postgres:', 'postgresql:']);
+  return { kind: 'postgres', url: raw };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = parsePort(read(env, 'PORT') ?? '3000');
+  const issuerRaw = read(env, 'LATCHKEY_ISSUER') ?? `http://localhost:${port}`;
+  const issuerUrl = parseUrl('LATCHKEY_ISSUER', issuerRaw, ['http:', 'https:']);
+  if (issuerUrl.search || issuerUrl.hash) throw new ConfigError('LATCHKEY_ISSUER', 'must not carry a query or fragment');
+  const production = read(env, 'NODE_ENV') === 'production';
+  const secret = read(env, 'LATCHKEY_SECRET');
+  if (secret !== undefined && secret.length < 32) throw new ConfigError('LATCHKEY_SECRET', 'must be at least 32 characters');
+  if (production && secret === undefined) throw new ConfigError('LATCHKEY_SECRET', 'is required when NODE_ENV=production');
+  const redisUrl = read(env, 'REDIS_URL');
+  if (redisUrl !== undefined) parseUrl('REDIS_URL', redisUrl, ['redis:', 'rediss:']);
+  const certFile = read(env, 'LATCHKEY_TLS_CERT');
+  const keyFile = read(env, 'LATCHKEY_TLS_KEY');
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError(certFile === undefined ? 'LATCHKEY_TLS_CERT' : 'LATCHKEY_TLS_KEY', 'set both LATCHKEY_TLS_CERT and LATCHKEY_TLS_KEY, or neither');
+  }
+  const adminClientId = read(env, 'LATCHKEY_ADMIN_CLIENT_ID');
+  const adminClientSecret = read(env, 'LATCHKEY_ADMIN_CLIENT_SECRET');
+  if ((adminClientId === undefined) !== (adminClientSecret === undefined)) {
+    throw new ConfigError('LATCHKEY_ADMIN_CLIENT_SECRET', 'set both LATCHKEY_ADMIN_CLIENT_ID and LATCHKEY_ADMIN_CLIENT_SECRET, or neither');
+  }
+  const tenant = read(env, 'LATCHKEY_TENANT') ?? 'latchkey';
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(tenant)) throw new ConfigError('LATCHKEY_TENANT', 'use lower-case letters, digits and dashes');
+  const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.has(logLevel)) throw new ConfigError('LOG_LEVEL', `unknown level "${logLevel}"`);
+  const rateRaw = read(env, 'LATCHKEY_MGMT_RATE_LIMIT') ?? '50/s burst 100';
+  let managementRateLimit: RateLimitSpec;
+  try {
+    managementRateLimit = parseRateLimit(rateRaw);
+  } catch (error) {
+    throw new ConfigError('LATCHKEY_MGMT_RATE_LIMIT', (error as Error).message);
+  }
+  return {
+    port,
+    host: read(env, 'HOST') ?? '127.0.0.1',
+    issuer: issuerUrl.href.replace(/\/+$/, ''),
+    database: parseDatabase(read(env, 'DATABASE_URL') ?? 'sqlite:./data/latchkey.db'),
+    redisUrl,
+    dataDir: read(env, 'LATCHKEY_DATA_DIR') ?? './data',
+    tenant,
+    adminClientId,
+    adminClientSecret,
+    secret,
+    tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
+    managementRateLimit,
+    production,
+    logLevel,
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The one schema of Latchkey's settings. Each entry names an environment variable, its default and what it
+ * means; `loadConfig` reads them and the README's configuration table is generated from this list (a test
+ * fails when the two drift apart).
+ */
+export interface Setting {
+  readonly env: string;
+  readonly default: string;
+  readonly meaning: string;
+}
+
+export const SETTINGS = [
+  { env: 'PORT', default: '3000', meaning: 'TCP port to listen on.' },
+  { env: 'HOST', default: '127.0.0.1', meaning: 'Address to listen on (`0.0.0.0` for all interfaces).' },
+  {
+    env: 'LATCHKEY_ISSUER',
+    default: 'http://localhost:$PORT',
+    meaning:
+      'Public base URL (`{auth_url}`). The Management API is `$LATCHKEY_ISSUER/api/v2`; tokens carry `iss` = this URL plus a trailing `/`.',
+  },
+  {
+    env: 'DATABASE_URL',
+    default: 'sqlite:./data/latchkey.db',
+    meaning: '`sqlite:<path>` (embedded, WAL mode) or `postgres://user@host:port/db`.',
+  },
+  {
+    env: 'REDIS_URL',
+    default: '',
+    meaning: 'When set (`redis://host:port`), rate-limit counters live in Redis so several nodes share them.',
+  },
+  { env: 'LATCHKEY_DATA_DIR', default: './data', meaning: 'Folder for generated development secrets and admin credentials.' },
+  { env: 'LATCHKEY_TENANT', default: 'latchkey', meaning: 'Name of the tenant this deployment serves.' },
+  {
+    env: 'LATCHKEY_ADMIN_CLIENT_ID',
+    default: '(generated once)',
+    meaning: 'Client ID of the bootstrap machine-to-machine application (granted every Management API scope).',
+  },
+  {
+    env: 'LATCHKEY_ADMIN_CLIENT_SECRET',
+    default: '(generated once)',
+    meaning: 'Its secret. Generated credentials are written to `$LATCHKEY_DATA_DIR/admin-credentials.json` (mode 0600).',
+  },
+  {
+    env: 'LATCHKEY_SECRET',
+    default: '(generated in development)',
+    meaning:
+      'At least 32 characters; encrypts private signing keys at rest and keys the client-secret hashes. Required when `NODE_ENV=production`; in development it is generated into `$LATCHKEY_DATA_DIR/secret`.',
+  },
+  { env: 'LATCHKEY_TLS_CERT', default: '', meaning: 'PEM certificate file: serve HTTPS directly (with `LATCHKEY_TLS_KEY`).' },
+  { env: 'LATCHKEY_TLS_KEY', default: '', meaning: 'PEM private key file for `LATCHKEY_TLS_CERT`.' },
+  {
+    env: 'LATCHKEY_MGMT_RATE_LIMIT',
+    default: '50/s burst 100',
+    meaning:
+      'Management API limit per tenant: `<n>/<s|m|h>` sustained, optionally `burst <b>` allowing up to `b` in one window while the burst pool lasts.',
+  },
+  { env: 'NODE_ENV', default: 'development', meaning: '`production` requires `LATCHKEY_SECRET` and turns off development conveniences.' },
+  { env: 'LOG_LEVEL', default: 'info', meaning: 'pino log level (`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`).' },
+] as const satisfies readonly Setting[];
+
+export type SettingName = (typeof SETTINGS)[number]['env'];

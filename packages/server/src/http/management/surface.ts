@@ -1,0 +1,97 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Registry } from '../../registry.js';
+import { bearerVerifier, type BearerAuth } from '../plugins/bearer-auth.js';
+import { ServiceError, type ServiceErrorKind } from '../../services/errors.js';
+import { ManagementError } from './errors.js';
+import { pickError, validationMessage, type AjvErrorLike } from './validation-message.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Management routes: the token needs any one of these scopes. Omitted on public routes. */
+    scopes?: readonly string[];
+  }
+  interface FastifyRequest {
+    auth: BearerAuth | null;
+  }
+}
+
+const STATUS_BY_KIND: Record<ServiceErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409, payment_required: 402, forbidden: 403 };
+const CODE_BY_KIND: Record<ServiceErrorKind, string> = {
+  invalid: 'invalid_body',
+  not_found: 'inexistent_resource',
+  conflict: 'conflict',
+  payment_required: 'payment_required',
+  forbidden: 'forbidden',
+};
+
+const KIND_BY_CONTEXT: Record<string, 'Query' | 'Payload' | 'Path'> = { querystring: 'Query', body: 'Payload', params: 'Path' };
+const CODE_BY_CONTEXT: Record<string, string> = { querystring: 'invalid_query_string', body: 'invalid_body', params: 'invalid_uri' };
+
+/** Finds the description of a (top-level) property in the route's schema for the failing part. */
+function describer(request: FastifyRequest, context: string) {
+  const schema = request.routeOptions.schema as Record<string, { properties?: Record<string, { description?: string }> }> | undefined;
+  const part = schema?.[context];
+  return (property: string) => part?.properties?.[property]?.description;
+}
+
+function sendError(reply: FastifyReply, error: ManagementError) {
+  return reply.code(error.statusCode).headers(error.headers).send(error.toBody());
+}
+
+/**
+ * The Management API surface: rate limit (429) -> bearer token (401) -> scopes (403) -> schema (400) -> route.
+ * One error handler shapes every failure as `{statusCode, error, message, errorCode}`.
+ */
+export function managementSurface(app: FastifyInstance, registry: Registry) {
+  const verify = bearerVerifier({ keys: registry.keys, issuerClaim: registry.issuerClaim, audience: registry.managementAudience });
+  app.decorateRequest('auth', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const decision = await registry.managementLimiter.consume(registry.tenantId);
+    reply.headers({
+      'x-ratelimit-limit': String(decision.limit),
+      'x-ratelimit-remaining': String(decision.remaining),
+      'x-ratelimit-reset': String(decision.reset),
+    });
+    if (!decision.allowed) {
+      throw new ManagementError(429, 'Global limit has been reached', 'too_many_requests', { 'retry-after': String(decision.retryAfterSeconds) });
+    }
+    const scopes = request.routeOptions.config.scopes;
+    if (scopes === undefined) return;
+    request.auth = await verify(request.headers.authorization);
+    const granted = request.auth.scopes;
+    if (!scopes.some((scope) => granted.has(scope))) {
+      throw new ManagementError(403, `Insufficient scope, expected any of: ${scopes.join(',')}`, 'insufficient_scope');
+    }
+  });
+
+  app.setErrorHandler(async (error: FastifyError & { validation?: AjvErrorLike[] }, request, reply) => {
+    if (error instanceof ManagementError) return sendError(reply, error);
+    if (error instanceof ServiceError) {
+      return sendError(reply, new ManagementError(STATUS_BY_KIND[error.kind], error.message, error.errorCode ?? CODE_BY_KIND[error.kind]));
+    }
+    if (error.validation && error.validationContext) {
+      const context = error.validationContext;
+      const picked = pickError(error.validation);
+      const message = picked
+        ? validationMessage(KIND_BY_CONTEXT[context] ?? 'Payload', picked, describer(request, context))
+        : error.message;
+      return sendError(reply, new ManagementError(400, message, CODE_BY_CONTEXT[context] ?? 'invalid_body'));
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.statusCode === 400) {
+      return sendError(reply, new ManagementError(400, 'Invalid request payload JSON format', 'invalid_body'));
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(reply, new ManagementError(415, 'Unsupported Media Type: send application/json', 'unsupported_media_type'));
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, new ManagementError(413, 'Request payload is too large', 'payload_too_large'));
+    }
+    request.log.error({ err: error }, 'management request failed');
+    return sendError(reply, new ManagementError(500, 'Internal Server Error', 'internal_error'));
+  });
+
+  app.setNotFoundHandler(async (request, reply) =>
+    sendError(reply, new ManagementError(404, `Not Found: ${request.method} ${request.url.split('?')[0] ?? ''}`, 'not_found')),
+  );
+}

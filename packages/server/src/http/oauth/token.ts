@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { handleTokenRequest } from '../../oauth/token-request.js';
+import type { Registry } from '../../registry.js';
+
+const TokenRequest = Type.Object(
+  {
+    grant_type: Type.String({ description: 'The grant type, e.g. client_credentials.' }),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+    audience: Type.Optional(Type.String({ description: 'Identifier of the API the token is for.' })),
+    scope: Type.Optional(Type.String({ description: 'Space-separated scopes.' })),
+  },
+  // Grants declare their own parameters; the rest is tolerated and dropped (RFC 6749 3.2).
+  { additionalProperties: true },
+);
+
+const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+  scope: Type.Optional(Type.String()),
+  id_token: Type.Optional(Type.String()),
+  refresh_token: Type.Optional(Type.String()),
+});
+
+const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
+
+export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    for (const url of ['/oauth/token', '/oauth/token/']) {
+      app.post(
+        url,
+        {
+          schema: {
+            tags: ['authentication'],
+            summary: 'Token endpoint',
+            hide: url.endsWith('/'),
+            body: TokenRequest,
+            response: { 200: TokenResponse, '4xx': OAuthErrorBody },
+          },
+        },
+        async (request, reply) => {
+          reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
+          return handleTokenRequest(request.body, request.headers.authorization, {
+            storage: registry.storage,
+            tenantId: registry.tenantId,
+            tokens: registry.tokens,
+            clientSecretKey: registry.clientSecretKey,
+          });
+        },
+      );
+    }
+  };
+}

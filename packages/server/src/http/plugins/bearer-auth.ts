@@ -1,0 +1,53 @@
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { SigningKeys } from '../../keys/signing-keys.js';
+import { unauthorized } from '../management/errors.js';
+
+export interface BearerAuth {
+  sub: string;
+  azp: string | undefined;
+  scopes: ReadonlySet<string>;
+  claims: JWTPayload;
+}
+
+export interface BearerVerifierDeps {
+  keys: SigningKeys;
+  issuerClaim: string;
+  audience: string;
+}
+
+class UnknownKey extends Error {}
+
+/** Verifies Management API bearer tokens: RS256 by the tenant's keys, issuer, audience, expiry with leeway. */
+export function bearerVerifier(deps: BearerVerifierDeps) {
+  return async function verify(authorization: string | undefined): Promise<BearerAuth> {
+    if (!authorization) throw unauthorized('Missing authentication');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match?.[1]) throw unauthorized('Bad HTTP authentication header format');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(
+        match[1],
+        async (header) => {
+          const key = header.kid ? await deps.keys.verificationKey(header.kid) : undefined;
+          if (!key) throw new UnknownKey();
+          return key;
+        },
+        { algorithms: ['RS256'], issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: 5 },
+      ));
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw unauthorized('Expired token received for JSON Web Token validation');
+      if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof UnknownKey) {
+        throw unauthorized('Invalid signature received for JSON Web Token validation');
+      }
+      throw unauthorized('Invalid token');
+    }
+    if (typeof payload.sub !== 'string') throw unauthorized('Invalid token');
+    const scope = typeof payload.scope === 'string' ? payload.scope : '';
+    return {
+      sub: payload.sub,
+      azp: typeof payload.azp === 'string' ? payload.azp : undefined,
+      scopes: new Set(scope.split(' ').filter(Boolean)),
+      claims: payload,
+    };
+  };
+}

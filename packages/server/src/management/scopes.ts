@@ -1,0 +1,31 @@
+/**
+ * The Management API's scope catalogue (`<action>:<resource>`). The bootstrap registers all of them on the
+ * Management API resource server and grants them to the admin application.
+ */
+const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
+  clients: ['read', 'create', 'update', 'delete'],
+  client_keys: ['read', 'update'],
+  client_grants: ['read', 'create', 'update', 'delete'],
+  resource_servers: ['read', 'create', 'update', 'delete'],
+  connections: ['read', 'create', 'update', 'delete'],
+  users: ['read', 'create', 'update', 'delete'],
+  users_app_metadata: ['read', 'create', 'update', 'delete'],
+  tenant_settings: ['read', 'update'],
+  prompts: ['read', 'update'],
+  signing_keys: ['read', 'create', 'update'],
+};
+
+const CURRENT_USER_SCOPES = [
+  'read:current_user',
+  'update:current_user_identities',
+  'create:current_user_metadata',
+  'update:current_user_metadata',
+  'delete:current_user_metadata',
+  'create:current_user_device_credentials',
+  'delete:current_user_device_credentials',
+];
+
+export const MANAGEMENT_SCOPES: readonly string[] = [
+  ...Object.entries(RESOURCE_ACTIONS).flatMap(([resource, actions]) => actions.map((action) => `${action}:${resource}`)),
+  ...CURRENT_USER_SCOPES,
+];

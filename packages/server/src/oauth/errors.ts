@@ -1,0 +1,56 @@
+/**
+ * OAuth errors, one class per wire code. The HTTP layer turns any of them into `{error, error_description}`
+ * with the status here; anything else becomes `server_error` with the cause only in the log.
+ */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status: number,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(description);
+  }
+}
+
+export class InvalidRequest extends OAuthError {
+  constructor(description: string) {
+    super('invalid_request', description, 400);
+  }
+}
+
+export class InvalidClient extends OAuthError {
+  constructor(description: string, challengeBasic: boolean) {
+    super('invalid_client', description, 401, challengeBasic ? { 'www-authenticate': 'Basic realm="latchkey"' } : {});
+  }
+}
+
+export class InvalidGrant extends OAuthError {
+  constructor(description: string) {
+    super('invalid_grant', description, 400);
+  }
+}
+
+export class UnauthorizedClient extends OAuthError {
+  constructor(description: string) {
+    super('unauthorized_client', description, 400);
+  }
+}
+
+export class AccessDenied extends OAuthError {
+  constructor(description: string) {
+    super('access_denied', description, 403);
+  }
+}
+
+export class InvalidScope extends OAuthError {
+  constructor(description: string) {
+    super('invalid_scope', description, 400);
+  }
+}
+
+export class UnsupportedGrantType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_grant_type', description, 400);
+  }
+}

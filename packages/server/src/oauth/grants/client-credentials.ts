@@ -1,0 +1,38 @@
+import type { ResourceServerData } from '../../services/resource-servers.js';
+import { AccessDenied, InvalidScope, UnauthorizedClient } from '../errors.js';
+import type { Grant } from './grant.js';
+
+function splitScope(scope: string | undefined): string[] {
+  return scope ? scope.split(' ').filter(Boolean) : [];
+}
+
+/** RFC 6749 4.4: a confidential client obtains a token for an API it holds a client grant for. */
+export const clientCredentialsGrant: Grant = {
+  grantType: 'client_credentials',
+  parameters: ['audience', 'scope'],
+  async handle({ params, client, tenantId, storage, tokens }) {
+    if (client.method === 'none') throw new UnauthorizedClient('The client_credentials grant needs an authenticated confidential client.');
+    if (!client.data.grant_types.includes('client_credentials')) {
+      throw new UnauthorizedClient(`Grant type 'client_credentials' not allowed for the client.`);
+    }
+    const audience = params.audience;
+    if (!audience) throw new AccessDenied('No audience parameter was provided, and no default audience has been configured');
+    const api = await storage.resourceServers.findOne(tenantId, { identifier: audience });
+    if (!api) throw new AccessDenied(`Service not found: ${audience}`);
+    const grant = await storage.clientGrants.findOne(tenantId, { client_id: client.clientId, audience });
+    if (!grant) throw new AccessDenied(`Client is not authorized to access "${audience}". You need to create a "client-grant" associated to this API.`);
+    const granted = (grant.data.scope as string[] | undefined) ?? [];
+    const requested = splitScope(params.scope);
+    const scopes = requested.length === 0 ? granted : requested.filter((scope) => granted.includes(scope));
+    if (requested.length > 0 && scopes.length === 0) {
+      throw new InvalidScope(`Client has not been granted scopes: ${requested.join(', ')}`);
+    }
+    const lifetime = (api.data as unknown as ResourceServerData).token_lifetime;
+    const scope = scopes.join(' ');
+    const accessToken = await tokens.accessToken(
+      { sub: `${client.clientId}@clients`, aud: audience, azp: client.clientId, scope, gty: 'client-credentials' },
+      lifetime,
+    );
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
+  },
+};

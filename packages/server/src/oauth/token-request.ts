@@ -1,0 +1,41 @@
+import type { Storage } from '../storage/storage.js';
+import { authenticateClient } from './client-auth.js';
+import { InvalidRequest, UnsupportedGrantType } from './errors.js';
+import type { TokenResponse } from './grants/grant.js';
+import { GRANTS } from './grants/registry.js';
+import type { TokenIssuer } from './tokens.js';
+
+export interface TokenRequestDeps {
+  storage: Storage;
+  tenantId: string;
+  tokens: TokenIssuer;
+  clientSecretKey: Buffer;
+}
+
+function stringParam(body: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  const value = body[name];
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string') throw new InvalidRequest(`Parameter '${name}' must be a string.`);
+  return value;
+}
+
+/**
+ * The token endpoint, free of HTTP: find the grant, authenticate the client, hand the grant only the
+ * parameters it declares.
+ */
+export async function handleTokenRequest(
+  body: Readonly<Record<string, unknown>>,
+  authorization: string | undefined,
+  deps: TokenRequestDeps,
+): Promise<TokenResponse> {
+  const grantType = stringParam(body, 'grant_type');
+  if (!grantType) throw new InvalidRequest('Missing required parameter: grant_type');
+  const grant = GRANTS.get(grantType);
+  if (!grant) throw new UnsupportedGrantType(`Unsupported grant type: ${grantType}`);
+  const client = await authenticateClient(
+    { authorization, clientId: stringParam(body, 'client_id'), clientSecret: stringParam(body, 'client_secret') },
+    { storage: deps.storage, tenantId: deps.tenantId, secretKey: deps.clientSecretKey },
+  );
+  const params = Object.fromEntries(grant.parameters.map((name) => [name, stringParam(body, name)]));
+  return grant.handle({ params, client, tenantId: deps.tenantId, storage: deps.storage, tokens: deps.tokens });
+}

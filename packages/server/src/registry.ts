@@ -1,0 +1,87 @@
+import { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config/load.js';
+import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
+import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
+import { tokenIssuer, type TokenIssuer } from './oauth/tokens.js';
+import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
+import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
+import { managementApiIdentifier } from './services/resource-servers.js';
+import { openStorage } from './storage/open.js';
+import { createStorage, type Storage } from './storage/storage.js';
+
+/** Everything the HTTP layer and the services need, built once. Consumers take the narrow parts they use. */
+export interface Registry {
+  config: Config;
+  log: Logger;
+  storage: Storage;
+  tenantId: string;
+  /** The public base URL, no trailing slash. */
+  issuer: string;
+  /** The `iss` claim: the issuer with a trailing slash. */
+  issuerClaim: string;
+  managementAudience: string;
+  keys: SigningKeys;
+  tokens: TokenIssuer;
+  clientSecretKey: Buffer;
+  managementLimiter: RateLimiter;
+  bootstrapResult: BootstrapResult;
+  now: () => Date;
+  close(): Promise<void>;
+}
+
+export interface RegistryOptions {
+  /** PostgreSQL schema to work in (tests isolate themselves this way). */
+  schema?: string;
+  logger?: Logger;
+  now?: () => Date;
+}
+
+export async function createRegistry(config: Config, options: RegistryOptions = {}): Promise<Registry> {
+  const log = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
+  const now = options.now ?? (() => new Date());
+  const secret = deploymentSecret(config.secret ?? developmentSecret(config.dataDir));
+  const storage = createStorage(await openStorage(config.database, options.schema !== undefined ? { schema: options.schema } : {}));
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  redis?.on('error', (error) => log.warn({ err: error }, 'redis unavailable; rate limits fall back to this node'));
+  const tenantId = config.tenant;
+  const issuerClaim = `${config.issuer}/`;
+  const clientSecretKey = secret.key('client-secret-hash');
+  try {
+    const bootstrapResult = await bootstrap({
+      storage,
+      tenantId,
+      issuer: config.issuer,
+      clientSecretKey,
+      dataDir: config.dataDir,
+      adminCredentials:
+        config.adminClientId && config.adminClientSecret ? { clientId: config.adminClientId, clientSecret: config.adminClientSecret } : undefined,
+      now,
+    });
+    const keys = signingKeys({ storage, tenantId, sealingKey: secret.key('signing-key-seal'), now });
+    await keys.ensure();
+    return {
+      config,
+      log,
+      storage,
+      tenantId,
+      issuer: config.issuer,
+      issuerClaim,
+      managementAudience: managementApiIdentifier(config.issuer),
+      keys,
+      tokens: tokenIssuer({ keys, issuerClaim, now }),
+      clientSecretKey,
+      managementLimiter: createRateLimiter(config.managementRateLimit, { name: `mgmt:${tenantId}`, ...(redis ? { redis } : {}) }),
+      bootstrapResult,
+      now,
+      async close() {
+        redis?.disconnect();
+        await storage.close();
+      },
+    };
+  } catch (error) {
+    redis?.disconnect();
+    await storage.close();
+    throw error;
+  }
+}

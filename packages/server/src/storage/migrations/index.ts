@@ -1,0 +1,21 @@
+import { Migrator, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
+import type { DialectName } from '../dialects/dialect.js';
+import { initial } from './0001-initial.js';
+
+/** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
+function migrations(dialect: DialectName): Record<string, Migration> {
+  return {
+    '0001-initial': initial(dialect),
+  };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function migrateToLatest(db: Kysely<any>, dialect: DialectName): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(dialect) },
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}

@@ -1,0 +1,38 @@
+import type { DatabaseConfig } from '../config/load.js';
+import type { StorageDialect } from './dialects/dialect.js';
+import { openPostgres } from './dialects/postgres.js';
+import { openSqlite } from './dialects/sqlite.js';
+import { migrateToLatest } from './migrations/index.js';
+
+export interface OpenOptions {
+  /** PostgreSQL only: the schema to work in. */
+  schema?: string;
+  /** Run pending migrations (default true). */
+  migrate?: boolean;
+}
+
+export async function openStorage(config: DatabaseConfig, options: OpenOptions = {}): Promise<StorageDialect> {
+  const dialect =
+    config.kind === 'sqlite'
+      ? openSqlite(config.path)
+      : await openPostgres({ url: config.url, ...(options.schema !== undefined ? { schema: options.schema } : {}) });
+  if (options.migrate ?? true) await runMigrations(dialect);
+  return dialect;
+}
+
+const RACE_CODES = new Set(['23505', '42P07']);
+
+/**
+ * Kysely's migrator serialises migrations with an advisory lock on PostgreSQL, but two nodes starting at once
+ * can still race creating its bookkeeping tables; the loser sees a duplicate and simply tries again.
+ */
+export async function runMigrations(dialect: StorageDialect) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await migrateToLatest(dialect.db, dialect.name);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (attempt >= 3 || code === undefined || !RACE_CODES.has(code)) throw error;
+    }
+  }
+}

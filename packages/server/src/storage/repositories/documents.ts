@@ -1,0 +1,105 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { fromJson, toJson } from './json.js';
+import type { PageOf, PageWindow } from './page.js';
+
+/**
+ * Most resources are a JSON document plus a few columns that are looked up or kept unique. One repository
+ * shape serves them all; each table names its id column and its indexed columns.
+ */
+export type DocumentTable = 'clients' | 'resource_servers' | 'client_grants' | 'connections' | 'users';
+
+type Columns = Record<string, string | number | null>;
+
+export interface DocumentRecord<Data, Cols extends Columns> {
+  id: string;
+  columns: Cols;
+  data: Data;
+  createdAt: string;
+}
+
+export interface DocumentRepository<Data, Cols extends Columns> {
+  get(tenantId: string, id: string): Promise<DocumentRecord<Data, Cols> | undefined>;
+  findOne(tenantId: string, where: Partial<Cols>): Promise<DocumentRecord<Data, Cols> | undefined>;
+  list(tenantId: string, window: PageWindow, where?: Partial<Cols>): Promise<PageOf<DocumentRecord<Data, Cols>>>;
+  /** Inserts; with `ifMissing`, a row that exists (same key or unique column) is left alone and false returned. */
+  insert(tenantId: string, record: DocumentRecord<Data, Cols>, options?: { ifMissing?: boolean }): Promise<boolean>;
+  update(tenantId: string, id: string, changes: { data?: Data; columns?: Partial<Cols> }): Promise<boolean>;
+  remove(tenantId: string, id: string): Promise<boolean>;
+  removeWhere(tenantId: string, where: Partial<Cols>): Promise<number>;
+}
+
+export function documentRepository<Data, Cols extends Columns>(
+  database: Kysely<Database>,
+  table: DocumentTable,
+  idColumn: string,
+  columnNames: readonly (keyof Cols & string)[],
+): DocumentRepository<Data, Cols> {
+  // The table is chosen at run time, so the query builder is used untyped here and typed at the boundary.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const db = database as unknown as Kysely<any>;
+
+  function toRecord(row: Record<string, unknown>): DocumentRecord<Data, Cols> {
+    const columns = Object.fromEntries(columnNames.map((name) => [name, row[name] ?? null])) as Cols;
+    return { id: String(row[idColumn]), columns, data: fromJson<Data>(String(row.data)), createdAt: String(row.created_at) };
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  function scoped(query: any, tenantId: string, where: Partial<Cols> = {}) {
+    let q = query.where('tenant_id', '=', tenantId);
+    for (const [column, value] of Object.entries(where)) {
+      q = value === null ? q.where(column, 'is', null) : q.where(column, '=', value);
+    }
+    return q;
+  }
+
+  return {
+    async get(tenantId, id) {
+      const row = await db.selectFrom(table).selectAll().where('tenant_id', '=', tenantId).where(idColumn, '=', id).executeTakeFirst();
+      return row && toRecord(row);
+    },
+    async findOne(tenantId, where) {
+      const row = await scoped(db.selectFrom(table).selectAll(), tenantId, where).orderBy('created_at').limit(1).executeTakeFirst();
+      return row && toRecord(row);
+    },
+    async list(tenantId, window, where = {}) {
+      const [rows, count] = await Promise.all([
+        scoped(db.selectFrom(table).selectAll(), tenantId, where)
+          .orderBy('created_at')
+          .orderBy(idColumn)
+          .offset(window.offset)
+          .limit(window.limit)
+          .execute(),
+        scoped(db.selectFrom(table), tenantId, where)
+          .select(db.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { items: (rows as Record<string, unknown>[]).map(toRecord), total: Number((count as { n: unknown }).n) };
+    },
+    async insert(tenantId, record, options = {}) {
+      const insert = db.insertInto(table).values({
+        tenant_id: tenantId,
+        [idColumn]: record.id,
+        ...record.columns,
+        data: toJson(record.data),
+        created_at: record.createdAt,
+      });
+      const result = await (options.ifMissing ? insert.onConflict((oc) => oc.doNothing()) : insert).executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+    async update(tenantId, id, changes) {
+      const set = { ...(changes.columns ?? {}), ...(changes.data !== undefined ? { data: toJson(changes.data) } : {}) };
+      if (Object.keys(set).length === 0) return (await this.get(tenantId, id)) !== undefined;
+      const result = await db.updateTable(table).set(set).where('tenant_id', '=', tenantId).where(idColumn, '=', id).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async remove(tenantId, id) {
+      const result = await db.deleteFrom(table).where('tenant_id', '=', tenantId).where(idColumn, '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async removeWhere(tenantId, where) {
+      const result = await scoped(db.deleteFrom(table), tenantId, where).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table shapes. Every row carries `tenant_id`. Resource fields that are never queried live in a JSON text
+ * column (`data`), so both dialects store them the same way and a new field needs no migration.
+ * Timestamps are ISO 8601 strings in both dialects.
+ */
+export interface TenantsTable {
+  id: string;
+  settings: string;
+  created_at: string;
+}
+
+export type SigningKeyStatus = 'next' | 'current' | 'previous' | 'revoked';
+
+export interface SigningKeysTable {
+  tenant_id: string;
+  kid: string;
+  status: SigningKeyStatus;
+  public_jwk: string;
+  /** PKCS#8 PEM sealed with the deployment secret (see crypto/secret-box). */
+  private_key_sealed: string;
+  created_at: string;
+  current_since: string | null;
+  current_until: string | null;
+  revoked_at: string | null;
+}
+
+export interface ClientsTable {
+  tenant_id: string;
+  client_id: string;
+  /** Keyed SHA-256 of the secret (crypto/client-secret); null for public clients. */
+  secret_hash: string | null;
+  data: string;
+  created_at: string;
+}
+
+export interface ResourceServersTable {
+  tenant_id: string;
+  id: string;
+  identifier: string;
+  is_system: number;
+  data: string;
+  created_at: string;
+}
+
+export interface ClientGrantsTable {
+  tenant_id: string;
+  id: string;
+  client_id: string;
+  audience: string;
+  data: string;
+  created_at: string;
+}
+
+export interface ConnectionsTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  strategy: string;
+  data: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  tenant_id: string;
+  user_id: string;
+  connection: string;
+  /** Lower-cased; unique per connection. */
+  email: string | null;
+  username: string | null;
+  password_hash: string | null;
+  data: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RenderingConfigsTable {
+  /** Creation order: the first write of a prompt/screen pair. */
+  seq: Generated<number>;
+  tenant_id: string;
+  prompt: string;
+  screen: string;
+  data: string;
+}
+
+export interface Database {
+  tenants: TenantsTable;
+  signing_keys: SigningKeysTable;
+  clients: ClientsTable;
+  resource_servers: ResourceServersTable;
+  client_grants: ClientGrantsTable;
+  connections: ConnectionsTable;
+  users: UsersTable;
+  rendering_configs: RenderingConfigsTable;
+}
