@@ -1,0 +1,133 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildApp, type AppOptions } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { randomId } from '../../src/crypto/random.js';
+import { createRegistry, type Registry } from '../../src/registry.js';
+import { POSTGRES_URL, type DialectKind } from './services.js';
+
+export const ADMIN_CLIENT_ID = 'test-admin-client';
+export const ADMIN_CLIENT_SECRET = 'test-admin-secret-that-is-long-enough-0123456789';
+export const TEST_SECRET = 'test-deployment-secret-0123456789abcdefghijkl';
+
+export interface TestServer {
+  app: FastifyInstance;
+  registry: Registry;
+  /** Base URL when started with `listen: true`. */
+  url: string;
+  /** The Management API identifier (token audience). */
+  audience: string;
+  /** Environment the server was configured with (to start a second node on the same database). */
+  env: Record<string, string>;
+  /** A Management API token for the admin application, optionally narrowed to `scope`. */
+  token(scope?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  dialect: DialectKind;
+  env?: Record<string, string>;
+  /** Listen on 127.0.0.1 on a free port (real socket) instead of inject-only. */
+  listen?: boolean;
+  /** Share the database of an earlier server (its `env`), as a second node would. */
+  shareWith?: TestServer;
+  https?: AppOptions['https'];
+}
+
+/** A per-suite database: a temporary SQLite file, or a fresh PostgreSQL schema dropped on close. */
+function databaseEnv(dialect: DialectKind): { env: Record<string, string>; schema?: string; cleanup: () => Promise<void> } {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-'));
+    return {
+      env: { DATABASE_URL: `sqlite:${join(dir, 'latchkey.db')}`, LATCHKEY_DATA_DIR: dir },
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `t_${randomId(12).toLowerCase()}`;
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-'));
+  return {
+    env: { DATABASE_URL: POSTGRES_URL, LATCHKEY_DATA_DIR: dir, TEST_PG_SCHEMA: schema },
+    schema,
+    cleanup: async () => {
+      rmSync(dir, { recursive: true, force: true });
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  const database = options.shareWith ? undefined : databaseEnv(options.dialect);
+  const env: Record<string, string> = options.shareWith
+    ? { ...options.shareWith.env, ...(options.env ?? {}) }
+    : {
+        LATCHKEY_SECRET: TEST_SECRET,
+        LATCHKEY_ADMIN_CLIENT_ID: ADMIN_CLIENT_ID,
+        LATCHKEY_ADMIN_CLIENT_SECRET: ADMIN_CLIENT_SECRET,
+        LATCHKEY_TENANT: `t-${randomId(10).toLowerCase()}`,
+        LATCHKEY_MGMT_RATE_LIMIT: '100000/s',
+        LOG_LEVEL: 'silent',
+        PORT: '0',
+        ...(database?.env ?? {}),
+        ...(options.env ?? {}),
+      };
+  // The issuer must name the real port, which is only known after listening: listen first, then build.
+  let port = 0;
+  if (options.listen && !env.LATCHKEY_ISSUER) port = await freePort();
+  const scheme = options.https ? 'https' : 'http';
+  const config = loadConfig({ ...env, PORT: String(port), ...(port ? { LATCHKEY_ISSUER: `${scheme}://localhost:${port}` } : {}) });
+  const schema = env.TEST_PG_SCHEMA;
+  const registry = await createRegistry(config, schema ? { schema } : {});
+  const app = await buildApp(registry, options.https ? { https: options.https } : {});
+  let url = config.issuer;
+  if (options.listen) {
+    await app.listen({ port: config.port, host: '127.0.0.1' });
+    url = `${scheme}://localhost:${config.port}`;
+  } else {
+    await app.ready();
+  }
+  const audience = registry.managementAudience;
+  const tokens = new Map<string, string>();
+  return {
+    app,
+    registry,
+    url,
+    audience,
+    env: { ...env, ...(port ? { LATCHKEY_ISSUER: config.issuer } : {}) },
+    async token(scope) {
+      const cached = tokens.get(scope ?? '');
+      if (cached) return cached;
+      const response = await app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: { grant_type: 'client_credentials', client_id: ADMIN_CLIENT_ID, client_secret: ADMIN_CLIENT_SECRET, audience, ...(scope ? { scope } : {}) },
+      });
+      if (response.statusCode !== 200) throw new Error(`token request failed: ${response.body}`);
+      const token = (response.json() as { access_token: string }).access_token;
+      tokens.set(scope ?? '', token);
+      return token;
+    },
+    async close() {
+      await app.close();
+      await registry.close();
+      await database?.cleanup();
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
