@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance } from 'fastify';
 import type { Server } from 'node:https';
+import { buildValidator } from './http/validation.js';
 import { managementRoutes } from './http/management/index.js';
 import { managementSurface } from './http/management/surface.js';
 import { oauthSurface } from './http/oauth/surface.js';
@@ -23,16 +24,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     logController: new LogController({ disableRequestLogging: registry.config.logLevel !== 'debug' && registry.config.logLevel !== 'trace' }),
     trustProxy: false,
     bodyLimit: 256 * 1024,
-    ajv: {
-      customOptions: {
-        // Unknown properties are errors, never silently dropped; query strings coerce only exact literals.
-        removeAdditional: false,
-        coerceTypes: 'array' as const,
-        useDefaults: true,
-        allErrors: false,
-        verbose: true,
-      },
-    },
+    schemaController: { compilersFactory: { buildValidator } },
   };
   const app = (
     options.https ? Fastify({ ...base, https: options.https } as FastifyHttpsOptions<Server>) : Fastify(base)

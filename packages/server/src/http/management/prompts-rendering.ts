@@ -31,7 +31,7 @@ const HeadTag = Type.Object(
     attributes: Type.Optional(
       Type.Object(
         {},
-        { additionalProperties: Type.Union([Type.String(), Type.Number(), Type.Boolean()]), maxProperties: 10, description: 'Attributes of the tag; at most 10.' },
+        { additionalProperties: Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'] }), maxProperties: 10, description: 'Attributes of the tag; at most 10.' },
       ),
     ),
     content: Type.Optional(Type.String({ description: 'Text or markup between the opening and closing tags.' })),

@@ -1,0 +1,31 @@
+import AjvCompiler from '@fastify/ajv-compiler';
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
+
+type BuildValidator = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']>;
+
+const COMMON = {
+  // Unknown properties are errors, never silently dropped.
+  removeAdditional: false,
+  useDefaults: true,
+  allErrors: false,
+  // Errors carry the offending value and schema, which the error messages quote.
+  verbose: true,
+} as const;
+
+function compilerWith(externalSchemas: unknown, options: unknown, customOptions: object): FastifySchemaCompiler<unknown> {
+  const build = AjvCompiler() as unknown as (schemas: unknown, opts: unknown) => FastifySchemaCompiler<unknown>;
+  return build(externalSchemas, { ...(options as object), customOptions });
+}
+
+/**
+ * Query strings and path parameters arrive as text, so they are coerced (only exact literals: "true", "12");
+ * JSON bodies are typed already and are never coerced, so `"true"` is not a boolean and `1` is not a string.
+ */
+function splitValidator(externalSchemas: unknown, options: unknown): FastifySchemaCompiler<unknown> {
+  const forText = compilerWith(externalSchemas, options, { ...COMMON, coerceTypes: 'array' });
+  const forJson = compilerWith(externalSchemas, options, { ...COMMON, coerceTypes: false });
+  return (route) => (route.httpPart === 'body' ? forJson(route) : forText(route));
+}
+
+// Fastify types this hook with Ajv's own compile signature; ours returns the validators Fastify actually calls.
+export const buildValidator = splitValidator as unknown as BuildValidator;
