@@ -1,6 +1,5 @@
 import type { Redis } from 'ioredis';
 import {
-  BurstyRateLimiter,
   RateLimiterMemory,
   RateLimiterRedis,
   RateLimiterRes,
@@ -37,25 +36,37 @@ export function createRateLimiter(spec: RateLimitSpec, options: { name: string; 
   const prefix = `latchkey:rl:${options.name}`;
   const primary = make(prefix, spec.points, spec.durationSeconds);
   const extra = spec.burst - spec.points;
-  const limiter =
-    extra > 0 ? new BurstyRateLimiter(primary, make(`${prefix}:burst`, extra, spec.durationSeconds * BURST_REFILL_WINDOWS)) : primary;
+  const burst = extra > 0 ? make(`${prefix}:burst`, extra, spec.durationSeconds * BURST_REFILL_WINDOWS) : undefined;
+
+  /** Consumes one point, or returns the rejection when the pool is empty. */
+  const take = async (limiter: RateLimiterAbstract, key: string): Promise<{ ok: boolean; res: RateLimiterRes }> => {
+    try {
+      return { ok: true, res: await limiter.consume(key) };
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return { ok: false, res: rejection };
+    }
+  };
 
   return {
     async consume(key) {
-      let result: RateLimiterRes;
-      let allowed = true;
-      try {
-        result = await limiter.consume(key);
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        result = rejection;
-        allowed = false;
+      const sustained = await take(primary, key);
+      let allowed = sustained.ok;
+      let burstLeft = 0;
+      if (burst) {
+        // The burst pool is drawn on only once the window's sustained points are spent.
+        if (sustained.ok) burstLeft = extra - ((await burst.get(key))?.consumedPoints ?? 0);
+        else {
+          const drawn = await take(burst, key);
+          allowed = drawn.ok;
+          burstLeft = drawn.res.remainingPoints;
+        }
       }
-      const waitMs = Math.max(0, result.msBeforeNext);
+      const waitMs = Math.max(0, sustained.res.msBeforeNext);
       return {
         allowed,
-        limit: spec.points,
-        remaining: Math.max(0, result.remainingPoints),
+        limit: spec.burst,
+        remaining: Math.max(0, sustained.res.remainingPoints) + Math.max(0, burstLeft),
         reset: Math.ceil((Date.now() + waitMs) / 1000),
         retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
       };

@@ -77,10 +77,11 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
         ...(options.env ?? {}),
       };
   // The issuer must name the real port, which is only known after listening: listen first, then build.
-  let port = 0;
-  if (options.listen && !env.LATCHKEY_ISSUER) port = await freePort();
+  // A second node (shareWith) keeps the first node's issuer, as nodes behind one load balancer do.
+  const port = options.listen ? await freePort() : 0;
   const scheme = options.https ? 'https' : 'http';
-  const config = loadConfig({ ...env, PORT: String(port), ...(port ? { LATCHKEY_ISSUER: `${scheme}://localhost:${port}` } : {}) });
+  const ownIssuer: Record<string, string> = port && !env.LATCHKEY_ISSUER ? { LATCHKEY_ISSUER: `${scheme}://localhost:${port}` } : {};
+  const config = loadConfig({ ...env, PORT: String(port), ...ownIssuer });
   const schema = env.TEST_PG_SCHEMA;
   const registry = await createRegistry(config, schema ? { schema } : {});
   const app = await buildApp(registry, options.https ? { https: options.https } : {});
@@ -98,7 +99,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     registry,
     url,
     audience,
-    env: { ...env, ...(port ? { LATCHKEY_ISSUER: config.issuer } : {}) },
+    env: { ...env, ...ownIssuer },
     async token(scope) {
       const cached = tokens.get(scope ?? '');
       if (cached) return cached;

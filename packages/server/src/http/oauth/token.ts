@@ -5,7 +5,8 @@ import type { Registry } from '../../registry.js';
 
 const TokenRequest = Type.Object(
   {
-    grant_type: Type.String({ description: 'The grant type, e.g. client_credentials.' }),
+    // Optional in the schema so that the protocol core answers a missing one with its own wording.
+    grant_type: Type.Optional(Type.String({ description: 'The grant type, e.g. client_credentials.' })),
     client_id: Type.Optional(Type.String()),
     client_secret: Type.Optional(Type.String()),
     audience: Type.Optional(Type.String({ description: 'Identifier of the API the token is for.' })),
