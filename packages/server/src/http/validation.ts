@@ -7,6 +7,8 @@ const COMMON = {
   // Unknown properties are errors, never silently dropped.
   removeAdditional: false,
   useDefaults: true,
+  // Nullable fields are written as type lists (['array', 'null']) so a bad value gets one plain error.
+  allowUnionTypes: true,
   allErrors: false,
   // Errors carry the offending value and schema, which the error messages quote.
   verbose: true,
