@@ -54,7 +54,7 @@ export async function authenticateClient(
   const record = await deps.storage.clients.get(deps.tenantId, clientId);
   const failed = new InvalidClient('Client authentication failed.', method === 'client_secret_basic');
   if (!record) throw failed;
-  const data = record.data as ClientData;
+  const data = record.data;
   if (method === 'none') {
     if (data.token_endpoint_auth_method !== 'none') throw failed;
   } else if (!record.columns.secret_hash || !verifyClientSecret(deps.secretKey, secret ?? '', record.columns.secret_hash)) {

@@ -1,4 +1,9 @@
+import { generateClientSecret, hashClientSecret } from '../crypto/client-secret.js';
 import { randomId } from '../crypto/random.js';
+import type { PageWindow } from '../storage/repositories/page.js';
+import type { Storage } from '../storage/storage.js';
+import { ServiceError } from './errors.js';
+import { found } from './unique.js';
 
 export type AppType = 'spa' | 'native' | 'regular_web' | 'non_interactive';
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic';
@@ -21,8 +26,10 @@ export interface ClientData {
   oidc_conformant: boolean;
   sso_disabled: boolean;
   client_metadata: Record<string, string>;
-  [extra: string]: unknown;
 }
+
+/** What a create or update request may carry: every field optional, nested ones partial. */
+export type ClientInput = Omit<Partial<ClientData>, 'jwt_configuration'> & { jwt_configuration?: Partial<ClientData['jwt_configuration']> };
 
 export const PUBLIC_APP_TYPES: ReadonlySet<AppType> = new Set(['spa', 'native']);
 
@@ -39,7 +46,7 @@ export function defaultGrantTypes(appType: AppType): string[] {
 }
 
 /** Fills the platform's defaults for fields a create request left out. */
-export function newClientData(input: Partial<ClientData> & { name: string }): ClientData {
+export function newClientData(input: ClientInput & { name: string }): ClientData {
   const appType = input.app_type ?? 'regular_web';
   return {
     ...input,
@@ -66,4 +73,89 @@ export function newClientId(): string {
 
 export function isConfidential(data: Pick<ClientData, 'token_endpoint_auth_method'>): boolean {
   return data.token_endpoint_auth_method !== 'none';
+}
+
+
+export interface ClientView extends ClientData {
+  client_id: string;
+  tenant: string;
+  global: false;
+  /** Present only in the answer that created or rotated it. */
+  client_secret?: string;
+}
+
+export interface ClientsDeps {
+  storage: Storage;
+  tenantId: string;
+  clientSecretKey: Buffer;
+  now: () => Date;
+}
+
+/** Management of applications: the secret is shown once (creation, rotation) and stored only as a keyed hash. */
+export function clientsService(deps: ClientsDeps) {
+  const { storage, tenantId, clientSecretKey } = deps;
+  const view = (clientId: string, data: ClientData, secret?: string): ClientView => ({
+    ...data,
+    client_id: clientId,
+    tenant: tenantId,
+    global: false,
+    ...(secret !== undefined ? { client_secret: secret } : {}),
+  });
+  const load = async (clientId: string) => found(await storage.clients.get(tenantId, clientId), 'The client does not exist.');
+
+  return {
+    async list(window: PageWindow) {
+      const page = await storage.clients.list(tenantId, window);
+      return { items: page.items.map((record) => view(record.id, record.data)), total: page.total };
+    },
+
+    async get(clientId: string): Promise<ClientView> {
+      const record = await load(clientId);
+      return view(record.id, record.data);
+    },
+
+    async create(input: ClientInput & { name: string }): Promise<ClientView> {
+      const data = newClientData(input);
+      const clientId = newClientId();
+      const secret = isConfidential(data) ? generateClientSecret() : undefined;
+      await storage.clients.insert(tenantId, {
+        id: clientId,
+        columns: { secret_hash: secret ? hashClientSecret(clientSecretKey, secret) : null },
+        data,
+        createdAt: deps.now().toISOString(),
+      });
+      return view(clientId, data, secret);
+    },
+
+    /** Partial update; a client turned confidential gets its first secret, shown in this answer. */
+    async update(clientId: string, patch: ClientInput): Promise<ClientView> {
+      const record = await load(clientId);
+      const current = record.data;
+      const data: ClientData = { ...current, ...patch, jwt_configuration: { ...current.jwt_configuration, ...(patch.jwt_configuration ?? {}) } };
+      const secret = isConfidential(data) && !record.columns.secret_hash ? generateClientSecret() : undefined;
+      await storage.clients.update(tenantId, clientId, {
+        data,
+        ...(secret ? { columns: { secret_hash: hashClientSecret(clientSecretKey, secret) } } : {}),
+      });
+      return view(clientId, data, secret);
+    },
+
+    /** Removes the client and its client grants together. */
+    async remove(clientId: string): Promise<void> {
+      await load(clientId);
+      await storage.transaction(async (repos) => {
+        await repos.clientGrants.removeWhere(tenantId, { client_id: clientId });
+        await repos.clients.remove(tenantId, clientId);
+      });
+    },
+
+    async rotateSecret(clientId: string): Promise<ClientView> {
+      const record = await load(clientId);
+      const data = record.data;
+      if (!isConfidential(data)) throw new ServiceError('invalid', 'A public client (token_endpoint_auth_method none) has no secret to rotate.');
+      const secret = generateClientSecret();
+      await storage.clients.update(tenantId, clientId, { columns: { secret_hash: hashClientSecret(clientSecretKey, secret) } });
+      return view(clientId, data, secret);
+    },
+  };
 }

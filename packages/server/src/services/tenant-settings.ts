@@ -1,3 +1,5 @@
+import type { Storage } from '../storage/storage.js';
+
 /** Tenant settings as the Management API shows them (`GET/PATCH /api/v2/tenants/settings`). */
 export interface TenantSettings {
   friendly_name: string;
@@ -7,7 +9,6 @@ export interface TenantSettings {
   /** `free` makes advanced customizations answer 402. */
   subscription: 'free' | 'paid';
   flags: { enable_advanced_customizations: boolean; [flag: string]: boolean };
-  [extra: string]: unknown;
 }
 
 /** What the tenant row stores: the public settings plus bookkeeping the API never shows. */
@@ -26,5 +27,32 @@ export function defaultTenantDocument(tenantName: string): TenantDocument {
       flags: { enable_advanced_customizations: true },
     },
     bootstrap: {},
+  };
+}
+
+export type TenantSettingsPatch = Partial<Omit<TenantSettings, 'flags'>> & { flags?: Record<string, boolean> };
+
+/** `GET/PATCH /api/v2/tenants/settings`: top-level fields replace, `flags` merge one level deep. */
+export function tenantSettingsService(deps: { storage: Storage; tenantId: string }) {
+  const { storage, tenantId } = deps;
+  const load = async () => {
+    const tenant = await storage.tenants.get<TenantDocument>(tenantId);
+    if (!tenant) throw new Error(`tenant ${tenantId} is missing: bootstrap did not run`);
+    return tenant.settings;
+  };
+  return {
+    async get(): Promise<TenantSettings> {
+      return (await load()).settings;
+    },
+    async update(patch: TenantSettingsPatch): Promise<TenantSettings> {
+      return storage.transaction(async (repos) => {
+        const document = await repos.tenants.get<TenantDocument>(tenantId);
+        if (!document) throw new Error(`tenant ${tenantId} is missing`);
+        const current = document.settings.settings;
+        const settings: TenantSettings = { ...current, ...patch, flags: { ...current.flags, ...(patch.flags ?? {}) } };
+        await repos.tenants.updateSettings(tenantId, { ...document.settings, settings });
+        return settings;
+      });
+    },
   };
 }

@@ -1,12 +1,28 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Registry } from '../../registry.js';
+import { clientGrantsRoutes } from './client-grants.js';
+import { clientsRoutes } from './clients.js';
+import { connectionsRoutes } from './connections.js';
 import { promptsRenderingRoutes } from './prompts-rendering.js';
+import { resourceServersRoutes } from './resource-servers.js';
 import { signingKeysRoutes } from './signing-keys.js';
+import { tenantSettingsRoutes } from './tenant-settings.js';
+import { usersRoutes } from './users.js';
 
 /** Every Management API resource, one module each. */
 export function managementRoutes(registry: Registry): FastifyPluginAsync {
   return async (app) => {
-    await app.register(signingKeysRoutes(registry));
-    await app.register(promptsRenderingRoutes(registry));
+    for (const routes of [
+      signingKeysRoutes,
+      promptsRenderingRoutes,
+      clientsRoutes,
+      resourceServersRoutes,
+      clientGrantsRoutes,
+      connectionsRoutes,
+      usersRoutes,
+      tenantSettingsRoutes,
+    ]) {
+      await app.register(routes(registry));
+    }
   };
 }

@@ -1,4 +1,9 @@
 import type { Kysely } from 'kysely';
+import type { ClientGrantData } from '../../services/client-grants.js';
+import type { ClientData } from '../../services/clients.js';
+import type { ConnectionData } from '../../services/connections.js';
+import type { ResourceServerData } from '../../services/resource-servers.js';
+import type { UserData } from '../../services/users.js';
 import type { Database } from '../schema.js';
 import { documentRepository } from './documents.js';
 import { renderingConfigsRepository } from './rendering-configs.js';
@@ -18,21 +23,21 @@ export type UserColumns = {
 };
 
 /**
- * The repositories, bound to a database handle or to a transaction. Documents are typed by their services;
- * the repositories only know columns.
+ * The repositories, bound to a database handle or to a transaction. Documents are typed with the services'
+ * data shapes; the repositories themselves only know columns.
  */
 export function createRepositories(db: Kysely<Database>) {
   return {
     tenants: tenantsRepository(db),
     signingKeys: signingKeysRepository(db),
-    clients: documentRepository<Record<string, unknown>, ClientColumns>(db, 'clients', 'client_id', ['secret_hash']),
-    resourceServers: documentRepository<Record<string, unknown>, ResourceServerColumns>(db, 'resource_servers', 'id', [
+    clients: documentRepository<ClientData, ClientColumns>(db, 'clients', 'client_id', ['secret_hash']),
+    resourceServers: documentRepository<ResourceServerData, ResourceServerColumns>(db, 'resource_servers', 'id', [
       'identifier',
       'is_system',
     ]),
-    clientGrants: documentRepository<Record<string, unknown>, ClientGrantColumns>(db, 'client_grants', 'id', ['client_id', 'audience']),
-    connections: documentRepository<Record<string, unknown>, ConnectionColumns>(db, 'connections', 'id', ['name', 'strategy']),
-    users: documentRepository<Record<string, unknown>, UserColumns>(db, 'users', 'user_id', [
+    clientGrants: documentRepository<ClientGrantData, ClientGrantColumns>(db, 'client_grants', 'id', ['client_id', 'audience']),
+    connections: documentRepository<ConnectionData, ConnectionColumns>(db, 'connections', 'id', ['name', 'strategy']),
+    users: documentRepository<UserData, UserColumns>(db, 'users', 'user_id', [
       'connection',
       'email',
       'username',
