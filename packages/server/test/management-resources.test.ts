@@ -45,7 +45,8 @@ describe.each(DIALECTS)('Management API resources (%s)', (dialect) => {
         client_metadata: { team: 'a' },
         tenant: server.registry.tenantId,
       });
-      const { client_id: clientId, client_secret: secret } = created.body as { client_id: string; client_secret: string };
+      const clientId = String(created.body.client_id);
+      const secret = String(created.body.client_secret);
       expect(secret.length).toBeGreaterThanOrEqual(43);
       const fetched = await api('GET', `/clients/${clientId}`);
       expect(fetched.status).toBe(200);

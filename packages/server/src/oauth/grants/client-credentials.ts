@@ -1,4 +1,3 @@
-import type { ResourceServerData } from '../../services/resource-servers.js';
 import { AccessDenied, InvalidScope, UnauthorizedClient } from '../errors.js';
 import type { Grant } from './grant.js';
 
@@ -21,13 +20,13 @@ export const clientCredentialsGrant: Grant = {
     if (!api) throw new AccessDenied(`Service not found: ${audience}`);
     const grant = await storage.clientGrants.findOne(tenantId, { client_id: client.clientId, audience });
     if (!grant) throw new AccessDenied(`Client is not authorized to access "${audience}". You need to create a "client-grant" associated to this API.`);
-    const granted = (grant.data.scope as string[] | undefined) ?? [];
+    const granted = grant.data.scope;
     const requested = splitScope(params.scope);
     const scopes = requested.length === 0 ? granted : requested.filter((scope) => granted.includes(scope));
     if (requested.length > 0 && scopes.length === 0) {
       throw new InvalidScope(`Client has not been granted scopes: ${requested.join(', ')}`);
     }
-    const lifetime = (api.data as unknown as ResourceServerData).token_lifetime;
+    const lifetime = api.data.token_lifetime;
     const scope = scopes.join(' ');
     const accessToken = await tokens.accessToken(
       { sub: `${client.clientId}@clients`, aud: audience, azp: client.clientId, scope, gty: 'client-credentials' },

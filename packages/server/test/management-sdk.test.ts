@@ -1,0 +1,119 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManagementClient, type ManagementError } from 'auth0';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+
+/**
+ * The official Management SDK, unmodified, against Latchkey over real HTTPS (the SDK always builds
+ * https://{domain}/api/v2 and fetches its token from https://{domain}/oauth/token).
+ */
+describe('official Management SDK (npm auth0) against Latchkey over HTTPS', () => {
+  let server: TestServer;
+  let certDir: string;
+  let previousDispatcher: Dispatcher;
+  let management: ManagementClient;
+  let domain: string;
+
+  beforeAll(async () => {
+    certDir = mkdtempSync(join(tmpdir(), 'latchkey-tls-'));
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
+      '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'),
+    ], { stdio: 'ignore' });
+    const cert = readFileSync(join(certDir, 'cert.pem'));
+    previousDispatcher = getGlobalDispatcher();
+    setGlobalDispatcher(new Agent({ connect: { ca: cert } }));
+    server = await startTestServer({ dialect: 'sqlite', listen: true, https: { cert, key: readFileSync(join(certDir, 'key.pem')) } });
+    domain = new URL(server.url).host;
+    management = new ManagementClient({ domain, clientId: ADMIN_CLIENT_ID, clientSecret: ADMIN_CLIENT_SECRET });
+    // The SDK's database connection for users.
+    await management.connections.create({ name: 'Username-Password-Authentication', strategy: 'auth0' });
+  });
+  afterAll(async () => {
+    setGlobalDispatcher(previousDispatcher);
+    await server?.close();
+    if (certDir) rmSync(certDir, { recursive: true, force: true });
+  });
+
+  const withToken = (token: string) => new ManagementClient({ domain, token });
+  const rejection = async (promise: Promise<unknown>) => {
+    try {
+      await promise;
+    } catch (error) {
+      return error as ManagementError & { body: Record<string, unknown> };
+    }
+    throw new Error('expected the SDK call to fail');
+  };
+
+  it('obtains a token by client credentials and round-trips rendering configurations', async () => {
+    const updated = await management.prompts.rendering.update('login-id', 'login-id', {
+      rendering_mode: 'advanced',
+      context_configuration: ['tenant.name', 'user.app_metadata.tier'],
+      head_tags: [{ tag: 'script', attributes: { src: 'https://cdn.example/login.js' } }],
+    });
+    expect(updated).toMatchObject({ rendering_mode: 'advanced' });
+
+    const got = await management.prompts.rendering.get('login-id', 'login-id');
+    expect(got).toMatchObject({ prompt: 'login-id', screen: 'login-id', rendering_mode: 'advanced', context_configuration: ['tenant.name', 'user.app_metadata.tier'] });
+
+    const bulk = await management.prompts.rendering.bulkUpdate({
+      configs: [
+        { prompt: 'signup', screen: 'signup', rendering_mode: 'advanced' },
+        { prompt: 'login-password', screen: 'login-password', rendering_mode: 'standard' },
+      ],
+    });
+    expect(bulk.configs).toHaveLength(2);
+
+    const page = await management.prompts.rendering.list({ include_totals: true, per_page: 10 });
+    expect(page.data.map((config) => config.screen)).toEqual(['login-id', 'signup', 'login-password']);
+    const filtered = await management.prompts.rendering.list({ rendering_mode: 'advanced', include_totals: true });
+    expect(filtered.data.map((config) => config.screen)).toEqual(['login-id', 'signup']);
+  });
+
+  it('creates, reads and updates users, and creates clients', async () => {
+    const user = await management.users.create({ connection: 'Username-Password-Authentication', email: 'sdk@example.com', password: 'a long sdk passphrase', user_metadata: { a: 1 } });
+    expect(user.user_id).toMatch(/^auth0\|/);
+    const fetched = await management.users.get(String(user.user_id));
+    expect(fetched).toMatchObject({ email: 'sdk@example.com', user_metadata: { a: 1 } });
+    const updated = await management.users.update(String(user.user_id), { user_metadata: { b: 2 }, name: 'SDK User' });
+    expect(updated).toMatchObject({ name: 'SDK User', user_metadata: { a: 1, b: 2 } });
+
+    const client = await management.clients.create({ name: 'From the SDK', app_type: 'spa', callbacks: ['https://spa.example/cb'] });
+    expect(client).toMatchObject({ name: 'From the SDK', app_type: 'spa', token_endpoint_auth_method: 'none' });
+  });
+
+  it('surfaces 400, 401, 402, 403 and 404 as the SDK’s error classes', async () => {
+    const ManagementApi = await import('auth0');
+    const badRequest = await rejection(management.prompts.rendering.list({ per_page: 101 }));
+    expect(badRequest).toBeInstanceOf(ManagementApi.ManagementError);
+    expect(badRequest.constructor.name).toBe('BadRequestError');
+    expect(badRequest.statusCode).toBe(400);
+    expect(badRequest.body).toMatchObject({ errorCode: 'invalid_query_string' });
+
+    const unauthorized = await rejection(withToken('not-a-token').prompts.rendering.list());
+    expect(unauthorized.constructor.name).toBe('UnauthorizedError');
+    expect(unauthorized.statusCode).toBe(401);
+
+    const narrow = await server.token('read:clients');
+    const forbidden = await rejection(withToken(narrow).prompts.rendering.list());
+    expect(forbidden.constructor.name).toBe('ForbiddenError');
+    expect(forbidden.body).toMatchObject({ message: 'Insufficient scope, expected any of: read:prompts' });
+
+    const notFound = await rejection(management.prompts.rendering.get('no-such-prompt' as 'login', 'login'));
+    expect(notFound.constructor.name).toBe('NotFoundError');
+    expect(notFound.statusCode).toBe(404);
+
+    await management.tenants.settings.update({ subscription: 'free' } as Record<string, unknown>);
+    try {
+      const paymentRequired = await rejection(management.prompts.rendering.list());
+      expect(paymentRequired.constructor.name).toBe('PaymentRequiredError');
+      expect(paymentRequired.statusCode).toBe(402);
+    } finally {
+      await management.tenants.settings.update({ subscription: 'paid' } as Record<string, unknown>);
+    }
+  });
+});
