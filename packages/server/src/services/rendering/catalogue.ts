@@ -31,7 +31,7 @@ export const PROMPT_SCREENS: Readonly<Record<string, readonly string[]>> = {
     'reset-password-mfa-webauthn-roaming-challenge',
   ],
   'custom-form': ['custom-form'],
-  consent: ['consent'],
+  consent: ['consent', 'consent-tenant-scopes'],
   'customized-consent': ['customized-consent'],
   logout: ['logout', 'logout-complete', 'logout-aborted'],
   'mfa-push': [
@@ -79,6 +79,7 @@ export const PROMPT_SCREENS: Readonly<Record<string, readonly string[]>> = {
     'brute-force-protection-unblock-failure',
   ],
   'async-approval-flow': ['async-approval-error', 'async-approval-accepted', 'async-approval-denied', 'async-approval-wrong-user'],
+  confirmation: ['confirmation'],
 };
 
 export type CatalogueCheck = { ok: true } | { ok: false; reason: 'unknown_prompt' | 'unknown_screen' };
