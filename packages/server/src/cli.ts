@@ -1,10 +1,8 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
-import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
-import { signingKeys } from './keys/signing-keys.js';
 import { serve } from './main.js';
+import { createRegistry } from './registry.js';
 import { openStorage } from './storage/open.js';
-import { createStorage } from './storage/storage.js';
 
 const USAGE = `usage: latchkey <command>
 
@@ -15,13 +13,17 @@ const USAGE = `usage: latchkey <command>
 
 async function runServe(config: Config) {
   const server = await serve(config);
-  console.log(`Latchkey is listening on ${server.url} (issuer ${config.issuer})`);
-  console.log(`Management API: ${config.issuer}/api/v2  (OpenAPI: ${config.issuer}/api/v2/openapi.json)`);
-  if (config.adminClientId) {
-    console.log('Admin application: LATCHKEY_ADMIN_CLIENT_ID / LATCHKEY_ADMIN_CLIENT_SECRET from the environment');
-  } else {
-    console.log(`Admin credentials: ${resolve(config.dataDir, 'admin-credentials.json')}`);
-  }
+  const credentials = config.adminClientId
+    ? 'Admin application: LATCHKEY_ADMIN_CLIENT_ID / LATCHKEY_ADMIN_CLIENT_SECRET from the environment'
+    : `Admin credentials: ${resolve(config.dataDir, 'admin-credentials.json')}`;
+  // One write, so that whoever waits for the first line gets them all.
+  console.log(
+    [
+      `Latchkey is listening on ${server.url} (issuer ${config.issuer})`,
+      `Management API: ${config.issuer}/api/v2  (OpenAPI: ${config.issuer}/api/v2/openapi.json)`,
+      credentials,
+    ].join('\n'),
+  );
   const stop = async () => {
     await server.close();
     process.exit(0);
@@ -36,16 +38,14 @@ async function runMigrate(config: Config) {
   console.log('migrations applied');
 }
 
+/** Rotates through the same composition root as the server, so a fresh database is bootstrapped first. */
 async function runRotate(config: Config) {
-  const storage = createStorage(await openStorage(config.database));
+  const registry = await createRegistry(config);
   try {
-    const secret = deploymentSecret(config.secret ?? developmentSecret(config.dataDir));
-    const keys = signingKeys({ storage, tenantId: config.tenant, sealingKey: secret.key('signing-key-seal'), now: () => new Date() });
-    await keys.ensure();
-    const current = await keys.rotate();
+    const current = await registry.keys.rotate();
     console.log(`rotated: current key is now ${current.kid}`);
   } finally {
-    await storage.close();
+    await registry.close();
   }
 }
 

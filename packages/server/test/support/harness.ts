@@ -7,6 +7,7 @@ import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { randomId } from '../../src/crypto/random.js';
 import { createRegistry, type Registry } from '../../src/registry.js';
+import { freePort } from './ports.js';
 import { POSTGRES_URL, type DialectKind } from './services.js';
 
 export const ADMIN_CLIENT_ID = 'test-admin-client';
@@ -119,16 +120,4 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       await database?.cleanup();
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

@@ -1,0 +1,124 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config/load.js';
+import { TEST_SECRET } from './support/harness.js';
+import { freePort } from './support/ports.js';
+import { runCli, startServeProcess } from './support/processes.js';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      issuer: 'http://localhost:3000',
+      database: { kind: 'sqlite', path: './data/latchkey.db' },
+      redisUrl: undefined,
+      dataDir: './data',
+      tenant: 'latchkey',
+      managementRateLimit: { points: 50, durationSeconds: 1, burst: 100 },
+      production: false,
+      tls: undefined,
+    });
+    expect(loadConfig({ PORT: '8080' }).issuer).toBe('http://localhost:8080');
+    expect(loadConfig({ LATCHKEY_ISSUER: 'https://id.example.com/' }).issuer).toBe('https://id.example.com');
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h:5432/db' }).database).toEqual({ kind: 'postgres', url: 'postgres://u@h:5432/db' });
+    expect(loadConfig({ LATCHKEY_MGMT_RATE_LIMIT: '600/m' }).managementRateLimit).toEqual({ points: 600, durationSeconds: 60, burst: 600 });
+  });
+
+  const invalid: [Record<string, string>, string][] = [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ LATCHKEY_ISSUER: 'ftp://x' }, 'LATCHKEY_ISSUER'],
+    [{ LATCHKEY_ISSUER: 'https://x/?a=b' }, 'LATCHKEY_ISSUER'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'sqlite:' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ LATCHKEY_SECRET: 'short' }, 'LATCHKEY_SECRET'],
+    [{ NODE_ENV: 'production' }, 'LATCHKEY_SECRET'],
+    [{ LATCHKEY_TLS_CERT: 'cert.pem' }, 'LATCHKEY_TLS_KEY'],
+    [{ LATCHKEY_ADMIN_CLIENT_ID: 'x' }, 'LATCHKEY_ADMIN_CLIENT_SECRET'],
+    [{ LATCHKEY_TENANT: 'Bad Name' }, 'LATCHKEY_TENANT'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ LATCHKEY_MGMT_RATE_LIMIT: 'fast' }, 'LATCHKEY_MGMT_RATE_LIMIT'],
+    [{ LATCHKEY_MGMT_RATE_LIMIT: '50/s burst 10' }, 'LATCHKEY_MGMT_RATE_LIMIT'],
+  ];
+  it.each(invalid)('rejects %j naming %s', (env, variable) => {
+    let error: unknown;
+    try {
+      loadConfig(env);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(variable);
+    expect((error as Error).message.startsWith(`${variable}:`)).toBe(true);
+  });
+});
+
+describe('the latchkey CLI', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'latchkey-cli-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to start with an invalid setting, naming the variable', async () => {
+    const port = await runCli(['serve'], { PORT: 'eighty' });
+    expect(port.code).toBe(2);
+    expect(port.output).toContain('invalid configuration: PORT:');
+    const database = await runCli(['serve'], { DATABASE_URL: 'oracle://db' });
+    expect(database.code).toBe(2);
+    expect(database.output).toContain('DATABASE_URL');
+    const unknown = await runCli(['frobnicate'], {});
+    expect(unknown.code).toBe(2);
+    expect(unknown.output).toContain('usage: latchkey');
+  });
+
+  it('migrate and keys rotate work on a database', async () => {
+    const dir = tempDir();
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, LATCHKEY_DATA_DIR: dir, LATCHKEY_SECRET: TEST_SECRET };
+    const migrate = await runCli(['migrate'], env);
+    expect(migrate).toMatchObject({ code: 0 });
+    expect(migrate.output).toContain('migrations applied');
+    const first = await runCli(['keys', 'rotate'], env);
+    expect(first.code).toBe(0);
+    const second = await runCli(['keys', 'rotate'], env);
+    const kid = (output: string) => /current key is now (\S+)/.exec(output)?.[1];
+    expect(kid(first.output)).toBeTruthy();
+    expect(kid(second.output)).not.toBe(kid(first.output));
+  });
+
+  it('generates the development secret and admin credentials once (mode 0600) and reuses them', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const env = { PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'dev.db')}`, LATCHKEY_DATA_DIR: dir };
+    const first = await startServeProcess(env);
+    const credentialsFile = join(dir, 'admin-credentials.json');
+    expect(first.output()).toContain(credentialsFile);
+    await first.stop();
+    const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as { client_id: string; client_secret: string; audience: string };
+    expect(statSync(credentialsFile).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'secret')).mode & 0o777).toBe(0o600);
+    expect(credentials.audience).toBe(`http://localhost:${port}/api/v2/`);
+
+    const second = await startServeProcess(env);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.client_id, client_secret: credentials.client_secret, audience: credentials.audience }),
+      });
+      expect(response.status).toBe(200);
+      expect(JSON.parse(readFileSync(credentialsFile, 'utf8'))).toEqual(credentials);
+    } finally {
+      await second.stop();
+    }
+  });
+});
