@@ -23,10 +23,15 @@ export async function openStorage(config: DatabaseConfig, options: OpenOptions =
 const RACE_CODES = new Set(['23505', '42P07']);
 
 /**
- * Kysely's migrator serialises migrations with an advisory lock on PostgreSQL, but two nodes starting at once
- * can still race creating its bookkeeping tables; the loser sees a duplicate and simply tries again.
+ * Applies pending migrations; safe when several nodes start at once on one database.
+ * - SQLite: Kysely's migrator takes no lock there (it assumes a single connection), so two processes on one file
+ *   would both apply a migration and the loser fail with "table ... already exists". The whole run happens under
+ *   the file's write lock instead, which also makes each run all-or-nothing.
+ * - PostgreSQL: the migrator serialises migrations with an advisory lock, but two nodes can still race creating
+ *   its bookkeeping tables; the loser sees a duplicate and simply tries again.
  */
 export async function runMigrations(dialect: StorageDialect) {
+  if (dialect.name === 'sqlite') return dialect.exclusive('latchkey:migrations', (db) => migrateToLatest(db, dialect.name));
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await migrateToLatest(dialect.db, dialect.name);

@@ -16,7 +16,7 @@ export function createStorage(dialect: StorageDialect): Storage {
   return {
     ...createRepositories(dialect.db),
     dialect,
-    transaction: (work) => dialect.db.transaction().execute((trx) => work(createRepositories(trx))),
+    transaction: (work) => dialect.transaction((trx) => work(createRepositories(trx))),
     exclusive: (lockName, work) => dialect.exclusive(lockName, (trx) => work(createRepositories(trx))),
     isUniqueViolation: (error) => dialect.isUniqueViolation(error),
     close: () => dialect.close(),

@@ -7,6 +7,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface StorageDialect {
   readonly name: DialectName;
   readonly db: Kysely<Database>;
+  /** Runs `work` in a transaction: all of it commits, or nothing does. */
+  transaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /**
    * Runs `work` in a transaction that holds a named, database-wide exclusive lock, so that several server
    * processes sharing one database serialise it (bootstrap, key rotation, migrations).

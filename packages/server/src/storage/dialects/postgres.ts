@@ -43,6 +43,7 @@ export async function openPostgres(options: PostgresOptions): Promise<StorageDia
   return {
     name: 'postgres',
     db,
+    transaction: (work) => db.transaction().execute(work),
     async exclusive(lockName, work) {
       return db.transaction().execute(async (trx) => {
         await sql`select pg_advisory_xact_lock(${lockKey(lockName)})`.execute(trx);

@@ -15,23 +15,30 @@ export function openSqlite(path: string): StorageDialect {
   connection.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
 
+  // BEGIN IMMEDIATE takes the write lock up front. A deferred transaction that reads and then writes fails at once
+  // with SQLITE_BUSY_SNAPSHOT when another process committed in between (the busy timeout does not apply to
+  // that case); taking the lock first makes other processes wait their turn instead. In one process the single
+  // connection already serialises everything, so this costs nothing there.
+  function immediate<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return db.connection().execute(async (conn) => {
+      await sql`begin immediate`.execute(conn);
+      try {
+        const result = await work(conn);
+        await sql`commit`.execute(conn);
+        return result;
+      } catch (error) {
+        await sql`rollback`.execute(conn);
+        throw error;
+      }
+    });
+  }
+
   return {
     name: 'sqlite',
     db,
-    async exclusive(_lockName, work) {
-      // BEGIN IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read lock.
-      return db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
-        try {
-          const result = await work(conn);
-          await sql`commit`.execute(conn);
-          return result;
-        } catch (error) {
-          await sql`rollback`.execute(conn);
-          throw error;
-        }
-      });
-    },
+    transaction: immediate,
+    // One write lock for the whole file: every exclusive section is serialised, whatever its name.
+    exclusive: (_lockName, work) => immediate(work),
     isUniqueViolation(error) {
       const code = (error as { code?: unknown } | null)?.code;
       return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';

@@ -1,0 +1,607 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseConfig } from '../src/config/load.js';
+import { randomId } from '../src/crypto/random.js';
+import { openStorage, runMigrations } from '../src/storage/open.js';
+import type { DocumentRecord, DocumentRepository } from '../src/storage/repositories/documents.js';
+import type { Repositories } from '../src/storage/repositories/index.js';
+import type { SigningKeyRow } from '../src/storage/repositories/signing-keys.js';
+import { createStorage, type Storage } from '../src/storage/storage.js';
+import { DIALECTS, POSTGRES_URL, type DialectKind } from './support/services.js';
+
+/**
+ * One contract for the storage layer, run on SQLite and on PostgreSQL alike: what the services rely on must hold
+ * on both. PostgreSQL runs in a fresh schema per suite; SQLite in a temporary file.
+ */
+
+type Columns = Record<string, string | number | null>;
+type Doc = { name: string; n?: number; nested?: { list: string[] } };
+type AnyDocuments = DocumentRepository<Doc, Columns>;
+
+/** The repositories are typed with the services' document shapes; the contract only needs JSON. */
+const untyped = (repo: unknown) => repo as AnyDocuments;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface TestDatabase {
+  config: DatabaseConfig;
+  schema: string | undefined;
+  /** Another connection (pool) to the same database, as a second node would have. */
+  open(options?: { migrate?: boolean }): Promise<Storage>;
+  cleanup(): Promise<void>;
+}
+
+function testDatabase(dialect: DialectKind): TestDatabase {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'latchkey-contract-'));
+    const config: DatabaseConfig = { kind: 'sqlite', path: join(dir, 'contract.db') };
+    return {
+      config,
+      schema: undefined,
+      open: async (options = {}) => createStorage(await openStorage(config, options)),
+      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `sc_${randomId(12).toLowerCase()}`;
+  const config: DatabaseConfig = { kind: 'postgres', url: POSTGRES_URL };
+  return {
+    config,
+    schema,
+    open: async (options = {}) => createStorage(await openStorage(config, { schema, ...options })),
+    async cleanup() {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+/** Each generic document repository, with records that fill its columns (unique ones distinct per index). */
+interface DocumentCase {
+  table: 'clients' | 'resourceServers' | 'clientGrants' | 'connections' | 'users';
+  columns(i: number): Columns;
+  /** A column filter that matches exactly the records with an even index. */
+  evenFilter: Columns;
+  /** Columns that collide with record 0's unique columns (under a different id), when the table has any. */
+  collidingColumns?: Columns;
+}
+
+const DOCUMENT_CASES: DocumentCase[] = [
+  { table: 'clients', columns: (i) => ({ secret_hash: i % 2 === 0 ? null : `hash-${i}` }), evenFilter: { secret_hash: null } },
+  {
+    table: 'resourceServers',
+    columns: (i) => ({ identifier: `https://api-${i}.example/`, is_system: i % 2 === 0 ? 1 : 0 }),
+    evenFilter: { is_system: 1 },
+    collidingColumns: { identifier: 'https://api-0.example/', is_system: 0 },
+  },
+  {
+    table: 'clientGrants',
+    columns: (i) => ({ client_id: i % 2 === 0 ? 'even-client' : `client-${i}`, audience: `https://api-${i}.example/` }),
+    evenFilter: { client_id: 'even-client' },
+    collidingColumns: { client_id: 'even-client', audience: 'https://api-0.example/' },
+  },
+  {
+    table: 'connections',
+    columns: (i) => ({ name: `conn-${i}`, strategy: i % 2 === 0 ? 'auth0' : 'email' }),
+    evenFilter: { strategy: 'auth0' },
+    collidingColumns: { name: 'conn-0', strategy: 'sms' },
+  },
+  {
+    table: 'users',
+    columns: (i) => ({
+      connection: i % 2 === 0 ? 'Username-Password-Authentication' : 'email',
+      email: `user${i}@example.com`,
+      username: i % 3 === 0 ? null : `user${i}`,
+      password_hash: null,
+      updated_at: `2024-01-01T00:00:0${i % 10}.000Z`,
+    }),
+    evenFilter: { connection: 'Username-Password-Authentication' },
+    collidingColumns: { connection: 'Username-Password-Authentication', email: 'user0@example.com', username: 'other', password_hash: null, updated_at: 'x' },
+  },
+];
+
+describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
+  let database: TestDatabase;
+  let storage: Storage;
+  const tenantA = 'tenant-a';
+  const tenantB = 'tenant-b';
+  let clock = Date.parse('2024-01-01T00:00:00.000Z');
+  /** Strictly increasing ISO timestamps: creation order is explicit in every test. */
+  const tick = () => new Date((clock += 1000)).toISOString();
+
+  beforeAll(async () => {
+    database = testDatabase(dialect);
+    storage = await database.open();
+    await storage.tenants.insertIfMissing(tenantA, { name: 'A' }, tick());
+    await storage.tenants.insertIfMissing(tenantB, { name: 'B' }, tick());
+  });
+  afterAll(async () => {
+    await storage?.close();
+    await database?.cleanup();
+  });
+
+  describe('migrations', () => {
+    it('running them again is a no-op, on this connection and on a second one', async () => {
+      const again = await runMigrations(storage.dialect);
+      expect(again.error).toBeUndefined();
+      expect(again.results).toEqual([]);
+      const second = await database.open();
+      try {
+        expect(await second.tenants.get(tenantA)).toMatchObject({ id: tenantA, settings: { name: 'A' } });
+      } finally {
+        await second.close();
+      }
+    });
+  });
+
+  describe('tenants', () => {
+    it('inserts once, then leaves an existing tenant alone', async () => {
+      const at = tick();
+      expect(await storage.tenants.insertIfMissing('tenant-once', { v: 1 }, at)).toBe(true);
+      expect(await storage.tenants.insertIfMissing('tenant-once', { v: 2 }, tick())).toBe(false);
+      expect(await storage.tenants.get('tenant-once')).toEqual({ id: 'tenant-once', settings: { v: 1 }, createdAt: at });
+      expect(await storage.tenants.get('no-such-tenant')).toBeUndefined();
+    });
+
+    it('replaces settings as a whole JSON document', async () => {
+      await storage.tenants.insertIfMissing('tenant-settings', { a: 1, b: { c: [1, 2] } }, tick());
+      await storage.tenants.updateSettings('tenant-settings', { b: { c: [3] }, d: null, s: 'ünïcødé ✓' });
+      expect((await storage.tenants.get('tenant-settings'))?.settings).toEqual({ b: { c: [3] }, d: null, s: 'ünïcødé ✓' });
+    });
+  });
+
+  describe('signing keys', () => {
+    const row = (tenant: string, kid: string, status: SigningKeyRow['status'], createdAt: string): SigningKeyRow => ({
+      tenant_id: tenant,
+      kid,
+      status,
+      public_jwk: JSON.stringify({ kid }),
+      private_key_sealed: `sealed-${kid}`,
+      created_at: createdAt,
+      current_since: status === 'current' ? createdAt : null,
+      current_until: null,
+      revoked_at: null,
+    });
+
+    it('lists a tenant’s keys in creation order (kid breaks ties), and only that tenant’s', async () => {
+      const first = tick();
+      const second = tick();
+      await storage.signingKeys.insert(row(tenantA, 'kid-z', 'current', first));
+      await storage.signingKeys.insert(row(tenantA, 'kid-b', 'next', second));
+      await storage.signingKeys.insert(row(tenantA, 'kid-a', 'next', second));
+      await storage.signingKeys.insert(row(tenantB, 'kid-other', 'current', first));
+      const listed = await storage.signingKeys.list(tenantA);
+      expect(listed.map((key) => key.kid)).toEqual(['kid-z', 'kid-a', 'kid-b']);
+      expect(listed[0]).toEqual(row(tenantA, 'kid-z', 'current', first));
+      expect((await storage.signingKeys.list(tenantB)).map((key) => key.kid)).toEqual(['kid-other']);
+    });
+
+    it('rejects a second key with the same kid in one tenant as a unique violation', async () => {
+      const error = await storage.signingKeys.insert(row(tenantA, 'kid-z', 'next', tick())).catch((caught: unknown) => caught);
+      expect(storage.isUniqueViolation(error)).toBe(true);
+    });
+
+    it('changes a status and its times, touching nothing else and no other tenant', async () => {
+      const until = tick();
+      await storage.signingKeys.insert(row(tenantB, 'kid-z', 'current', tick()));
+      await storage.signingKeys.setStatus(tenantA, 'kid-z', 'previous', { current_until: until });
+      const [changed] = await storage.signingKeys.list(tenantA);
+      expect(changed).toMatchObject({ kid: 'kid-z', status: 'previous', current_until: until, revoked_at: null, private_key_sealed: 'sealed-kid-z' });
+      expect(changed?.current_since).not.toBeNull();
+      expect((await storage.signingKeys.list(tenantB)).find((key) => key.kid === 'kid-z')?.status).toBe('current');
+      const revokedAt = tick();
+      await storage.signingKeys.setStatus(tenantA, 'kid-z', 'revoked', { revoked_at: revokedAt });
+      expect((await storage.signingKeys.list(tenantA))[0]).toMatchObject({ status: 'revoked', current_until: until, revoked_at: revokedAt });
+    });
+  });
+
+  describe.each(DOCUMENT_CASES)('documents: $table', (spec) => {
+    const repo = (repos: Repositories = storage) => untyped(repos[spec.table]);
+    const record = (i: number, createdAt: string): DocumentRecord<Doc, Columns> => ({
+      id: `${spec.table}-${i}`,
+      columns: spec.columns(i),
+      data: { name: `record ${i}`, n: i, nested: { list: [`x${i}`] } },
+      createdAt,
+    });
+    const ids = (records: { id: string }[]) => records.map((item) => item.id);
+    const created: DocumentRecord<Doc, Columns>[] = [];
+
+    beforeAll(async () => {
+      // Inserted out of id order: listing follows creation time, not the id.
+      for (const i of [3, 0, 4, 1, 2]) {
+        const item = record(i, tick());
+        created.push(item);
+        expect(await repo().insert(tenantA, item)).toBe(true);
+      }
+      // The same ids and unique columns in another tenant do not collide, and stay invisible to tenant A.
+      expect(await repo().insert(tenantB, record(0, tick()))).toBe(true);
+    });
+
+    it('reads back a record exactly as inserted (columns, JSON data, creation time)', async () => {
+      const first = created[0];
+      expect(await repo().get(tenantA, String(first?.id))).toEqual(first);
+      expect(await repo().get(tenantA, 'missing')).toBeUndefined();
+      expect(await repo().get('no-such-tenant', String(first?.id))).toBeUndefined();
+    });
+
+    it('finds one record by column values (null matches IS NULL), the earliest created first', async () => {
+      const found = await repo().findOne(tenantA, spec.evenFilter);
+      expect(found?.id).toBe(`${spec.table}-0`);
+      const exact = await repo().findOne(tenantA, spec.columns(1));
+      expect(exact?.id).toBe(`${spec.table}-1`);
+      expect(await repo().findOne(tenantA, spec.columns(99))).toBeUndefined();
+      expect(await repo().findOne(tenantB, spec.columns(1))).toBeUndefined();
+      expect((await repo().findOne(tenantA, {}))?.id).toBe(`${spec.table}-3`);
+    });
+
+    it('lists a window in creation order with the total of all matching rows', async () => {
+      const all = await repo().list(tenantA, { offset: 0, limit: 50 });
+      expect(ids(all.items)).toEqual(ids(created));
+      expect(all.total).toBe(5);
+      const window = await repo().list(tenantA, { offset: 1, limit: 2 });
+      expect(ids(window.items)).toEqual(ids(created.slice(1, 3)));
+      expect(window.total).toBe(5);
+      const past = await repo().list(tenantA, { offset: 10, limit: 2 });
+      expect(past).toEqual({ items: [], total: 5 });
+      const even = await repo().list(tenantA, { offset: 0, limit: 2 }, spec.evenFilter);
+      expect(ids(even.items)).toEqual([`${spec.table}-0`, `${spec.table}-4`]);
+      expect(even.total).toBe(3);
+      expect((await repo().list(tenantB, { offset: 0, limit: 50 })).total).toBe(1);
+    });
+
+    it('orders records created at the same instant by id', async () => {
+      const at = tick();
+      await repo().insert(tenantB, { ...record(8, at), id: `${spec.table}-same-b`, columns: spec.columns(8) });
+      await repo().insert(tenantB, { ...record(9, at), id: `${spec.table}-same-a`, columns: spec.columns(9) });
+      const listed = await repo().list(tenantB, { offset: 1, limit: 5 });
+      expect(ids(listed.items)).toEqual([`${spec.table}-same-a`, `${spec.table}-same-b`]);
+    });
+
+    it('insert: a duplicate is a unique violation; with ifMissing it is left alone and reported', async () => {
+      const duplicate = { ...record(1, tick()), data: { name: 'duplicate' } };
+      const error = await repo().insert(tenantA, duplicate).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Error);
+      expect(storage.isUniqueViolation(error)).toBe(true);
+      expect(await repo().insert(tenantA, duplicate, { ifMissing: true })).toBe(false);
+      expect((await repo().get(tenantA, `${spec.table}-1`))?.data.name).toBe('record 1');
+      if (spec.collidingColumns) {
+        // Same unique column values under a new id: also a conflict, also left alone with ifMissing.
+        const collision = { id: `${spec.table}-collides`, columns: spec.collidingColumns, data: { name: 'collision' }, createdAt: tick() };
+        expect(storage.isUniqueViolation(await repo().insert(tenantA, collision).catch((caught: unknown) => caught))).toBe(true);
+        expect(await repo().insert(tenantA, collision, { ifMissing: true })).toBe(false);
+        expect(await repo().get(tenantA, collision.id)).toBeUndefined();
+      }
+      const fresh = record(7, tick());
+      expect(await repo().insert(tenantA, fresh, { ifMissing: true })).toBe(true);
+      expect(await repo().get(tenantA, fresh.id)).toEqual(fresh);
+      expect(await repo().remove(tenantA, fresh.id)).toBe(true);
+    });
+
+    it('updates data and columns of one record in one tenant; reports a missing record', async () => {
+      const id = `${spec.table}-2`;
+      const before = await repo().get(tenantA, id);
+      expect(await repo().update(tenantA, id, { data: { name: 'renamed', nested: { list: [] } } })).toBe(true);
+      expect(await repo().get(tenantA, id)).toEqual({ ...before, data: { name: 'renamed', nested: { list: [] } } });
+      const columns = spec.columns(12);
+      expect(await repo().update(tenantA, id, { columns })).toBe(true);
+      expect((await repo().get(tenantA, id))?.columns).toEqual(columns);
+      expect((await repo().get(tenantA, id))?.createdAt).toBe(before?.createdAt);
+      expect(await repo().update(tenantA, id, {})).toBe(true);
+      expect(await repo().update(tenantA, 'missing', { data: { name: 'x' } })).toBe(false);
+      expect(await repo().update(tenantA, 'missing', {})).toBe(false);
+      expect(await repo().update('no-such-tenant', id, { data: { name: 'x' } })).toBe(false);
+      expect((await repo().get(tenantB, `${spec.table}-0`))?.data.name).toBe('record 0');
+    });
+
+    it('removes by id and by column values, only in the given tenant', async () => {
+      expect(await repo().remove(tenantA, `${spec.table}-3`)).toBe(true);
+      expect(await repo().remove(tenantA, `${spec.table}-3`)).toBe(false);
+      expect(await repo().get(tenantA, `${spec.table}-3`)).toBeUndefined();
+      expect(await repo().removeWhere(tenantA, spec.evenFilter)).toBe(3);
+      expect(await repo().removeWhere(tenantA, spec.evenFilter)).toBe(0);
+      expect(ids((await repo().list(tenantA, { offset: 0, limit: 50 })).items)).toEqual([`${spec.table}-1`]);
+      expect(await repo().get(tenantB, `${spec.table}-0`)).toBeDefined();
+      expect(await repo().removeWhere(tenantA, {})).toBe(1);
+      expect((await repo().list(tenantA, { offset: 0, limit: 50 })).total).toBe(0);
+      expect((await repo().list(tenantB, { offset: 0, limit: 50 })).total).toBe(3);
+    });
+  });
+
+  describe('rendering configurations', () => {
+    const tenant = 'tenant-rendering';
+    beforeAll(async () => {
+      await storage.tenants.insertIfMissing(tenant, {}, tick());
+    });
+
+    it('keeps creation order (the first write), and a re-write keeps its place', async () => {
+      await storage.renderingConfigs.put(tenant, 'signup', 'signup', { rendering_mode: 'advanced' });
+      await storage.renderingConfigs.put(tenant, 'login', 'login', { rendering_mode: 'standard' });
+      await storage.renderingConfigs.put(tenant, 'login-id', 'login-id', { rendering_mode: 'advanced' });
+      await storage.renderingConfigs.put(tenant, 'signup', 'signup', { rendering_mode: 'standard', head_tags: [{ tag: 'script' }] });
+      await storage.renderingConfigs.put(tenantB, 'login', 'login', { other: true });
+      const all = await storage.renderingConfigs.window(tenant, { offset: 0, limit: 10 });
+      expect(all.total).toBe(3);
+      expect(all.items).toEqual([
+        { prompt: 'signup', screen: 'signup', data: { rendering_mode: 'standard', head_tags: [{ tag: 'script' }] } },
+        { prompt: 'login', screen: 'login', data: { rendering_mode: 'standard' } },
+        { prompt: 'login-id', screen: 'login-id', data: { rendering_mode: 'advanced' } },
+      ]);
+    });
+
+    it('cuts windows from that order and counts every configuration of the tenant', async () => {
+      const page = await storage.renderingConfigs.window(tenant, { offset: 1, limit: 1 });
+      expect(page).toEqual({ items: [{ prompt: 'login', screen: 'login', data: { rendering_mode: 'standard' } }], total: 3 });
+      expect(await storage.renderingConfigs.window(tenant, { offset: 3, limit: 5 })).toEqual({ items: [], total: 3 });
+      expect(await storage.renderingConfigs.window('no-such-tenant', { offset: 0, limit: 5 })).toEqual({ items: [], total: 0 });
+    });
+
+    it('gets one configuration by prompt and screen, in its tenant only', async () => {
+      expect(await storage.renderingConfigs.get(tenant, 'login-id', 'login-id')).toEqual({ prompt: 'login-id', screen: 'login-id', data: { rendering_mode: 'advanced' } });
+      expect(await storage.renderingConfigs.get(tenant, 'login-id', 'login')).toBeUndefined();
+      expect(await storage.renderingConfigs.get(tenantB, 'login', 'login')).toMatchObject({ data: { other: true } });
+      expect(await storage.renderingConfigs.get(tenantB, 'signup', 'signup')).toBeUndefined();
+    });
+  });
+
+  describe('transactions', () => {
+    it('commit everything and return the result of the work', async () => {
+      const result = await storage.transaction(async (repos) => {
+        await repos.tenants.insertIfMissing('tenant-committed', {}, tick());
+        await untyped(repos.connections).insert('tenant-committed', { id: 'con-1', columns: { name: 'db', strategy: 'auth0' }, data: { name: 'db' }, createdAt: tick() });
+        // Reads inside the transaction see its own writes.
+        return (await repos.connections.get('tenant-committed', 'con-1'))?.columns.name;
+      });
+      expect(result).toBe('db');
+      expect(await storage.connections.get('tenant-committed', 'con-1')).toBeDefined();
+    });
+
+    it('roll back everything when the work throws, and pass the error on', async () => {
+      const failure = new Error('boom');
+      await storage.tenants.insertIfMissing('tenant-rollback', { before: true }, tick());
+      await storage.renderingConfigs.put('tenant-rollback', 'login', 'login', { v: 1 });
+      const outcome = storage.transaction(async (repos) => {
+        await repos.tenants.insertIfMissing('tenant-never', {}, tick());
+        await repos.tenants.updateSettings('tenant-rollback', { before: false });
+        await untyped(repos.clients).insert('tenant-rollback', { id: 'cli-rolled-back', columns: { secret_hash: 'h' }, data: { name: 'x' }, createdAt: tick() });
+        await repos.renderingConfigs.put('tenant-rollback', 'login', 'login', { v: 2 });
+        await repos.renderingConfigs.put('tenant-rollback', 'signup', 'signup', { v: 1 });
+        await repos.signingKeys.insert({
+          tenant_id: 'tenant-rollback',
+          kid: 'kid-rolled-back',
+          status: 'next',
+          public_jwk: '{}',
+          private_key_sealed: 'x',
+          created_at: tick(),
+          current_since: null,
+          current_until: null,
+          revoked_at: null,
+        });
+        expect(await repos.clients.get('tenant-rollback', 'cli-rolled-back')).toBeDefined();
+        throw failure;
+      });
+      await expect(outcome).rejects.toBe(failure);
+      expect(await storage.tenants.get('tenant-never')).toBeUndefined();
+      expect((await storage.tenants.get('tenant-rollback'))?.settings).toEqual({ before: true });
+      expect(await storage.clients.get('tenant-rollback', 'cli-rolled-back')).toBeUndefined();
+      expect(await storage.renderingConfigs.window('tenant-rollback', { offset: 0, limit: 10 })).toEqual({
+        items: [{ prompt: 'login', screen: 'login', data: { v: 1 } }],
+        total: 1,
+      });
+      expect(await storage.signingKeys.list('tenant-rollback')).toEqual([]);
+    });
+
+    it('roll back a database error part-way through, and the storage stays usable', async () => {
+      const outcome = storage.transaction(async (repos) => {
+        await repos.tenants.insertIfMissing('tenant-partial', {}, tick());
+        await repos.tenants.insertIfMissing('tenant-partial-2', {}, tick());
+        // Duplicate primary key: the database itself fails the statement.
+        await untyped(repos.connections).insert('tenant-partial', { id: 'c', columns: { name: 'a', strategy: 'auth0' }, data: { name: 'a' }, createdAt: tick() });
+        await untyped(repos.connections).insert('tenant-partial', { id: 'c', columns: { name: 'b', strategy: 'auth0' }, data: { name: 'b' }, createdAt: tick() });
+      });
+      const error = await outcome.catch((caught: unknown) => caught);
+      expect(storage.isUniqueViolation(error)).toBe(true);
+      expect(await storage.tenants.get('tenant-partial')).toBeUndefined();
+      expect(await storage.tenants.get('tenant-partial-2')).toBeUndefined();
+      expect(await storage.tenants.insertIfMissing('tenant-partial', {}, tick())).toBe(true);
+    });
+  });
+
+  describe('unique violations', () => {
+    it('recognise primary-key and unique-constraint violations of this dialect, and nothing else', async () => {
+      await storage.tenants.insertIfMissing('tenant-unique', {}, tick());
+      const primaryKey = await storage.dialect.db
+        .insertInto('tenants')
+        .values({ id: 'tenant-unique', settings: '{}', created_at: tick() })
+        .execute()
+        .catch((caught: unknown) => caught);
+      await storage.renderingConfigs.put('tenant-unique', 'login', 'login', {});
+      const uniqueConstraint = await storage.dialect.db
+        .insertInto('rendering_configs')
+        .values({ tenant_id: 'tenant-unique', prompt: 'login', screen: 'login', data: '{}' })
+        .execute()
+        .catch((caught: unknown) => caught);
+      const foreignKey = await untyped(storage.clients).insert('no-such-tenant', { id: 'c', columns: { secret_hash: null }, data: { name: 'x' }, createdAt: tick() })
+        .catch((caught: unknown) => caught);
+      const notNull = await storage.dialect.db
+        .insertInto('tenants')
+        .values({ id: 'tenant-null', settings: null as unknown as string, created_at: tick() })
+        .execute()
+        .catch((caught: unknown) => caught);
+      const syntax = await storage.dialect.db.selectFrom('no_such_table' as 'tenants').selectAll().execute().catch((caught: unknown) => caught);
+
+      for (const error of [primaryKey, uniqueConstraint]) {
+        expect(error).toBeInstanceOf(Error);
+        expect(storage.isUniqueViolation(error)).toBe(true);
+      }
+      for (const error of [foreignKey, notNull, syntax]) {
+        expect(error).toBeInstanceOf(Error);
+        expect(storage.isUniqueViolation(error)).toBe(false);
+      }
+      for (const value of [new Error('duplicate key'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }, { code: '23503' }, null, undefined, 'unique']) {
+        expect(storage.isUniqueViolation(value)).toBe(false);
+      }
+    });
+  });
+
+  describe('exclusive sections', () => {
+    const tenant = 'tenant-exclusive';
+    beforeAll(async () => {
+      await storage.tenants.insertIfMissing(tenant, { counter: 0 }, tick());
+    });
+
+    /** A read-modify-write that yields in the middle: without mutual exclusion, concurrent runs lose updates. */
+    const increment = (on: Storage, log: string[], label: string, lockName = 'latchkey:test:counter') =>
+      on.exclusive(lockName, async (repos) => {
+        log.push(`${label}:start`);
+        const current = (await repos.tenants.get<{ counter: number }>(tenant))?.settings.counter ?? NaN;
+        await sleep(60);
+        await repos.tenants.updateSettings(tenant, { counter: current + 1 });
+        log.push(`${label}:end`);
+        return current + 1;
+      });
+    const counter = async () => (await storage.tenants.get<{ counter: number }>(tenant))?.settings.counter;
+    /** Each section's start is directly followed by its own end. */
+    const expectSerial = (log: string[]) => {
+      for (let i = 0; i < log.length; i += 2) expect(log[i]?.replace(':start', ':end')).toBe(log[i + 1]);
+    };
+
+    it('serialise concurrent callers on one storage', async () => {
+      const log: string[] = [];
+      const before = Number(await counter());
+      const results = await Promise.all(['a', 'b', 'c'].map((label) => increment(storage, log, label)));
+      expectSerial(log);
+      expect([...results].sort()).toEqual([before + 1, before + 2, before + 3]);
+      expect(await counter()).toBe(before + 3);
+    });
+
+    it('roll back when the work throws, and release the lock', async () => {
+      const before = await counter();
+      await expect(
+        storage.exclusive('latchkey:test:counter', async (repos) => {
+          await repos.tenants.updateSettings(tenant, { counter: -1 });
+          throw new Error('abandoned');
+        }),
+      ).rejects.toThrow('abandoned');
+      expect(await counter()).toBe(before);
+      const log: string[] = [];
+      await increment(storage, log, 'after');
+      expect(log).toEqual(['after:start', 'after:end']);
+    });
+
+    if (dialect === 'postgres') {
+      it('serialise callers on separate connections (two nodes) under the same name, not under different names', async () => {
+        const second = await database.open({ migrate: false });
+        try {
+          const log: string[] = [];
+          const before = Number(await counter());
+          await Promise.all([increment(storage, log, 'a'), increment(second, log, 'b'), increment(storage, log, 'c'), increment(second, log, 'd')]);
+          expectSerial(log);
+          expect(log).toHaveLength(8);
+          expect(await counter()).toBe(before + 4);
+
+          // Differently named locks are independent; the same name waits for the holder.
+          const order: string[] = [];
+          let entered = () => {};
+          const holding = new Promise<void>((resolve) => (entered = resolve));
+          let release = () => {};
+          const gate = new Promise<void>((resolve) => (release = resolve));
+          const held = storage.exclusive('latchkey:test:one', async () => {
+            entered();
+            await gate;
+            order.push('one:released');
+          });
+          let sameName: Promise<void> | undefined;
+          try {
+            await holding;
+            await second.exclusive('latchkey:test:two', async () => {
+              order.push('two');
+            });
+            sameName = second.exclusive('latchkey:test:one', async () => {
+              order.push('one:again');
+            });
+            await sleep(150);
+            expect(order).toEqual(['two']);
+          } finally {
+            release();
+          }
+          await Promise.all([held, sameName]);
+          expect(order).toEqual(['two', 'one:released', 'one:again']);
+        } finally {
+          await second.close();
+        }
+      });
+
+      it('concurrent first-time migrations of one schema both succeed', async () => {
+        const schema = `sc_${randomId(12).toLowerCase()}`;
+        const config: DatabaseConfig = { kind: 'postgres', url: POSTGRES_URL };
+        try {
+          const opened = await Promise.all([openStorage(config, { schema }), openStorage(config, { schema }), openStorage(config, { schema })]);
+          const fresh = createStorage(opened[0] as NonNullable<(typeof opened)[0]>);
+          expect(await fresh.tenants.insertIfMissing('t', {}, tick())).toBe(true);
+          await Promise.all(opened.map((dialectHandle) => dialectHandle.close()));
+        } finally {
+          const client = new pg.Client({ connectionString: POSTGRES_URL });
+          await client.connect();
+          await client.query(`drop schema if exists ${schema} cascade`);
+          await client.end();
+        }
+      });
+    }
+
+    if (dialect === 'sqlite') {
+      it('and transactions take the file’s write lock up front, so another process waits instead of invalidating them', async () => {
+        if (database.config.kind !== 'sqlite') throw new Error('unreachable');
+        // A second connection to the file, as another process has; no busy timeout, so it reports instead of waiting.
+        const other = new BetterSqlite3(database.config.path, { timeout: 0 });
+        try {
+          let otherWrite: string | undefined;
+          const before = Number(await counter());
+          for (const run of [storage.transaction.bind(storage), (work: (repos: Repositories) => Promise<void>) => storage.exclusive('any', work)]) {
+            await run(async (repos) => {
+              const current = (await repos.tenants.get<{ counter: number }>(tenant))?.settings.counter ?? NaN;
+              try {
+                other.prepare('update tenants set settings = ? where id = ?').run(JSON.stringify({ counter: 1000 }), tenant);
+                otherWrite = 'succeeded';
+              } catch (error) {
+                otherWrite = (error as { code?: string }).code;
+              }
+              // A deferred transaction would fail here with SQLITE_BUSY_SNAPSHOT had the other write gone through.
+              await repos.tenants.updateSettings(tenant, { counter: current + 1 });
+            });
+            expect(otherWrite).toBe('SQLITE_BUSY');
+          }
+          expect(await counter()).toBe(before + 2);
+        } finally {
+          other.close();
+        }
+      });
+
+      it('concurrent migrations of one file by several processes all succeed', async () => {
+        const { spawn } = await import('node:child_process');
+        const dir = mkdtempSync(join(tmpdir(), 'latchkey-migrate-race-'));
+        const cli = new URL('../bin/latchkey.js', import.meta.url).pathname;
+        try {
+          const run = () =>
+            new Promise<{ code: number | null; output: string }>((resolve) => {
+              const child = spawn(process.execPath, [cli, 'migrate'], {
+                env: { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'race.db')}`, LATCHKEY_DATA_DIR: dir },
+                stdio: ['ignore', 'pipe', 'pipe'],
+              });
+              let output = '';
+              child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+              child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+              child.once('exit', (code) => resolve({ code, output }));
+            });
+          const results = await Promise.all([run(), run(), run()]);
+          for (const result of results) expect(result).toEqual({ code: 0, output: 'migrations applied\n' });
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      });
+    }
+  });
+});
