@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
-import { serve } from './main.js';
 import { createRegistry } from './registry.js';
 import { openStorage } from './storage/open.js';
 
@@ -12,6 +11,8 @@ const USAGE = `usage: latchkey <command>
 `;
 
 async function runServe(config: Config) {
+  // Loaded here so that `migrate` and `keys rotate` start without the HTTP layer.
+  const { serve } = await import('./main.js');
   const server = await serve(config);
   const credentials = config.adminClientId
     ? 'Admin application: LATCHKEY_ADMIN_CLIENT_ID / LATCHKEY_ADMIN_CLIENT_SECRET from the environment'
