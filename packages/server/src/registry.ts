@@ -48,6 +48,10 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
   const issuerClaim = `${config.issuer}/`;
   const clientSecretKey = secret.key('client-secret-hash');
   try {
+    const keys = signingKeys({ storage, tenantId, sealingKey: secret.key('signing-key-seal'), now });
+    // Before bootstrap writes anything: a node whose LATCHKEY_SECRET cannot open the stored keys must stop here,
+    // not after it has re-hashed the admin client's secret with a key no other node shares.
+    await keys.reload();
     const bootstrapResult = await bootstrap({
       storage,
       tenantId,
@@ -58,7 +62,6 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         config.adminClientId && config.adminClientSecret ? { clientId: config.adminClientId, clientSecret: config.adminClientSecret } : undefined,
       now,
     });
-    const keys = signingKeys({ storage, tenantId, sealingKey: secret.key('signing-key-seal'), now });
     await keys.ensure();
     return {
       config,

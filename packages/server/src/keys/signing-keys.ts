@@ -136,6 +136,14 @@ export function signingKeys(options: SigningKeysOptions) {
       await keySet(true);
     },
 
+    /**
+     * Reads the stored keys now and opens the current private key: throws when LATCHKEY_SECRET cannot open it.
+     * Run at start before anything else is written, so that a misconfigured node stops without side effects.
+     */
+    async reload(): Promise<void> {
+      await keySet(true);
+    },
+
     /** The key that signs now. */
     async current(): Promise<{ kid: string; key: CryptoKey }> {
       const set = await keySet();

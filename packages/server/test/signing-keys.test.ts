@@ -1,0 +1,189 @@
+import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import { DIALECTS } from './support/services.js';
+
+interface KeyView {
+  kid: string;
+  thumbprint: string;
+  current: boolean;
+  next: boolean;
+  previous: boolean;
+  revoked: boolean;
+  current_since?: string;
+  current_until?: string;
+  revoked_at?: string;
+}
+
+describe.each(DIALECTS)('signing keys over HTTP (%s)', (dialect) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ dialect, listen: true });
+  });
+  afterAll(async () => server?.close());
+
+  /** A freshly minted Management API token (the harness caches its own; these must follow rotations). */
+  const mint = async (scope?: string) => {
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      payload: { grant_type: 'client_credentials', client_id: ADMIN_CLIENT_ID, client_secret: ADMIN_CLIENT_SECRET, audience: server.audience, ...(scope ? { scope } : {}) },
+    });
+    expect(response.statusCode).toBe(200);
+    return String((response.json() as { access_token: string }).access_token);
+  };
+  const api = async (method: 'GET' | 'POST' | 'PUT', url: string, token: string) => {
+    const response = await server.app.inject({ method, url: `/api/v2${url}`, headers: { authorization: `Bearer ${token}` } });
+    return { status: response.statusCode, body: response.json() as unknown, headers: response.headers };
+  };
+  const listKeys = async (token: string) => {
+    const { status, body } = await api('GET', '/keys/signing', token);
+    expect(status).toBe(200);
+    return body as KeyView[];
+  };
+  const jwks = async () => {
+    const response = await server.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
+    expect(response.statusCode).toBe(200);
+    return response.json() as { keys: JWK[] };
+  };
+  const kidOf = (token: string) => String(decodeProtectedHeader(token).kid);
+
+  // The tests below build on each other: start (current + next), rotate, revoke.
+  let firstToken: string;
+  let initial: KeyView[];
+
+  it('publishes the current and next public keys at /.well-known/jwks.json (real socket)', async () => {
+    const response = await fetch(`${server.url}/.well-known/jwks.json`, { headers: { origin: 'https://app.example' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(response.headers.get('cache-control')).toMatch(/^public, max-age=\d+/);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = (await response.json()) as { keys: JWK[] };
+    expect(Object.keys(body)).toEqual(['keys']);
+    expect(body.keys).toHaveLength(2);
+    for (const key of body.keys) {
+      expect(Object.keys(key).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+      expect(key).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256', e: 'AQAB' });
+      expect(Buffer.from(String(key.n), 'base64url').length * 8).toBe(2048);
+      // The kid is the key's RFC 7638 thumbprint, so it names that key and no other.
+      expect(key.kid).toBe(await calculateJwkThumbprint({ kty: 'RSA', n: String(key.n), e: String(key.e) }));
+    }
+  });
+
+  it('lists the keys in the Management API with current and next flags', async () => {
+    firstToken = await mint();
+    initial = await listKeys(firstToken);
+    expect(initial).toHaveLength(2);
+    const current = initial.find((key) => key.current);
+    const next = initial.find((key) => key.next);
+    expect(current).toMatchObject({ current: true, next: false, previous: false, revoked: false });
+    expect(current?.thumbprint).toBe(current?.kid);
+    expect(Date.parse(String(current?.current_since))).not.toBeNaN();
+    expect(next).toEqual({ kid: next?.kid, thumbprint: next?.kid, current: false, next: true, previous: false, revoked: false });
+    expect(new Set(initial.map((key) => key.kid))).toEqual(new Set((await jwks()).keys.map((key) => key.kid)));
+    // Tokens are signed by the current key and verify against the published set, as a relying party checks them.
+    expect(kidOf(firstToken)).toBe(current?.kid);
+    const verified = await jwtVerify(firstToken, createLocalJWKSet(await jwks()), { algorithms: ['RS256'], audience: server.audience, issuer: `${server.url}/` });
+    expect(verified.payload.sub).toBe(`${ADMIN_CLIENT_ID}@clients`);
+
+    const single = await api('GET', `/keys/signing/${current?.kid}`, firstToken);
+    expect(single).toMatchObject({ status: 200, body: current });
+    const missing = await api('GET', '/keys/signing/no-such-kid', firstToken);
+    expect(missing).toMatchObject({ status: 404, body: { statusCode: 404, error: 'Not Found', message: 'The signing key does not exist.' } });
+  });
+
+  it('rotation needs a write scope', async () => {
+    const readOnly = await api('POST', '/keys/signing/rotate', await mint('read:signing_keys'));
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.body).toMatchObject({ message: 'Insufficient scope, expected any of: create:signing_keys,update:signing_keys', errorCode: 'insufficient_scope' });
+    expect((await listKeys(firstToken)).map((key) => key.kid)).toEqual(initial.map((key) => key.kid));
+  });
+
+  let rotatedOut: string;
+  let promoted: string;
+
+  it('rotates: next becomes current (201), current becomes previous and stays published, a fresh next appears', async () => {
+    rotatedOut = String(initial.find((key) => key.current)?.kid);
+    promoted = String(initial.find((key) => key.next)?.kid);
+    const rotated = await api('POST', '/keys/signing/rotate', firstToken);
+    expect(rotated.status).toBe(201);
+    expect(rotated.body).toMatchObject({ kid: promoted, current: true, next: false, previous: false, revoked: false });
+
+    const keys = await listKeys(firstToken);
+    expect(keys).toHaveLength(3);
+    const previous = keys.find((key) => key.kid === rotatedOut);
+    expect(previous).toMatchObject({ previous: true, current: false, revoked: false });
+    expect(Date.parse(String(previous?.current_until))).toBeGreaterThanOrEqual(Date.parse(String(previous?.current_since)));
+    expect(keys.find((key) => key.kid === promoted)).toMatchObject({ current: true });
+    const fresh = keys.find((key) => key.next);
+    expect(fresh && [rotatedOut, promoted].includes(fresh.kid)).toBe(false);
+    expect(new Set((await jwks()).keys.map((key) => key.kid))).toEqual(new Set([rotatedOut, promoted, fresh?.kid]));
+  });
+
+  it('tokens signed before the rotation still work; new tokens are signed by the promoted key', async () => {
+    expect(kidOf(firstToken)).toBe(rotatedOut);
+    expect((await api('GET', '/keys/signing', firstToken)).status).toBe(200);
+    const fresh = await mint();
+    expect(kidOf(fresh)).toBe(promoted);
+    expect((await api('GET', '/keys/signing', fresh)).status).toBe(200);
+  });
+
+  it('revokes only a previous key: current or next → 400, unknown kid → 404', async () => {
+    const token = await mint();
+    const keys = await listKeys(token);
+    for (const kid of [promoted, String(keys.find((key) => key.next)?.kid)]) {
+      const refused = await api('PUT', `/keys/signing/${kid}/revoke`, token);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({ statusCode: 400, error: 'Bad Request', message: 'Only a previous signing key can be revoked; rotate first.', errorCode: 'invalid_operation' });
+    }
+    const unknown = await api('PUT', '/keys/signing/no-such-kid/revoke', token);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ statusCode: 404, message: 'The signing key does not exist.' });
+    expect(await listKeys(token)).toEqual(keys);
+  });
+
+  it('after revoking, the key leaves the JWKS and the tokens it signed get 401 (real socket)', async () => {
+    const token = await mint();
+    const revoked = await fetch(`${server.url}/api/v2/keys/signing/${rotatedOut}/revoke`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+    expect(revoked.status).toBe(200);
+    const body = (await revoked.json()) as KeyView;
+    expect(body).toMatchObject({ kid: rotatedOut, revoked: true, previous: false, current: false });
+    expect(Date.parse(String(body.revoked_at))).not.toBeNaN();
+
+    expect((await jwks()).keys.map((key) => key.kid)).not.toContain(rotatedOut);
+    const rejected = await fetch(`${server.url}/api/v2/keys/signing`, { headers: { authorization: `Bearer ${firstToken}` } });
+    expect(rejected.status).toBe(401);
+    expect(rejected.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await rejected.json()).toEqual({
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: 'Invalid signature received for JSON Web Token validation',
+      errorCode: 'invalid_token',
+    });
+    // Still listed (as revoked); revoking again changes nothing.
+    expect((await listKeys(token)).find((key) => key.kid === rotatedOut)).toMatchObject({ revoked: true });
+    const again = await api('PUT', `/keys/signing/${rotatedOut}/revoke`, token);
+    expect(again).toMatchObject({ status: 200, body: { kid: rotatedOut, revoked: true, revoked_at: body.revoked_at } });
+  });
+
+  it('keeps private keys sealed at rest', async () => {
+    const { storage, tenantId } = server.registry;
+    const rows = await storage.signingKeys.list(tenantId);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      const stored = JSON.stringify(row);
+      expect(stored).not.toContain('PRIVATE KEY');
+      expect(stored).not.toContain('MII');
+      expect(row.private_key_sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]{1000,}$/);
+      expect(Object.keys(JSON.parse(row.public_jwk) as object).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    }
+  });
+
+  it('a node with a different LATCHKEY_SECRET refuses to start with a clear error, and changes nothing', async () => {
+    const before = await listKeys(await mint());
+    const wrong = startTestServer({ dialect, shareWith: server, env: { LATCHKEY_SECRET: 'a-different-deployment-secret-0123456789abcdef' } });
+    await expect(wrong).rejects.toThrow('cannot open a sealed value: LATCHKEY_SECRET differs from the one it was sealed with');
+    // The running node is unaffected: its admin credentials still work and its keys are as they were.
+    expect(await listKeys(await mint())).toEqual(before);
+  });
+});
