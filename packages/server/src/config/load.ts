@@ -1,3 +1,5 @@
+import { accessSync, constants } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseRateLimit, type RateLimitSpec } from './rate-limit-spec.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
@@ -43,6 +45,22 @@ function parsePort(raw: string): number {
   return Number(raw);
 }
 
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+function parseHost(raw: string): string {
+  if (isIP(raw) === 0 && !HOSTNAME.test(raw)) throw new ConfigError('HOST', `expected an IP address or a host name, got "${raw}"`);
+  return raw;
+}
+
+/** Checked here so that a wrong path stops the process before it opens the database or writes anything. */
+function assertReadable(name: string, path: string): void {
+  try {
+    accessSync(path, constants.R_OK);
+  } catch {
+    throw new ConfigError(name, `cannot read the file "${path}"`);
+  }
+}
+
 function parseUrl(name: string, raw: string, protocols: readonly string[]): URL {
   let url: URL;
   try {
@@ -82,6 +100,8 @@ export function loadConfig(env: Env = process.env): Config {
   if ((certFile === undefined) !== (keyFile === undefined)) {
     throw new ConfigError(certFile === undefined ? 'LATCHKEY_TLS_CERT' : 'LATCHKEY_TLS_KEY', 'set both LATCHKEY_TLS_CERT and LATCHKEY_TLS_KEY, or neither');
   }
+  if (certFile !== undefined) assertReadable('LATCHKEY_TLS_CERT', certFile);
+  if (keyFile !== undefined) assertReadable('LATCHKEY_TLS_KEY', keyFile);
   const adminClientId = read(env, 'LATCHKEY_ADMIN_CLIENT_ID');
   const adminClientSecret = read(env, 'LATCHKEY_ADMIN_CLIENT_SECRET');
   if ((adminClientId === undefined) !== (adminClientSecret === undefined)) {
@@ -100,7 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return {
     port,
-    host: read(env, 'HOST') ?? '127.0.0.1',
+    host: parseHost(read(env, 'HOST') ?? '127.0.0.1'),
     issuer: issuerUrl.href.replace(/\/+$/, ''),
     database: parseDatabase(read(env, 'DATABASE_URL') ?? 'sqlite:./data/latchkey.db'),
     redisUrl,

@@ -28,16 +28,19 @@ export function deploymentSecret(secret: string): DeploymentSecret {
 /** Development only: reads the generated secret from the data folder, creating it once (mode 0600). */
 export function developmentSecret(dataDir: string): string {
   const file = join(dataDir, 'secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32).toString('base64url');
-  try {
-    writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-    return secret;
-  } catch {
-    // Another process created it first: use theirs.
-    return readFileSync(file, 'utf8').trim();
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    try {
+      writeFileSync(file, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process created it first: use theirs. Anything else (permissions, disk) is a real failure.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
+  const secret = readFileSync(file, 'utf8').trim();
+  // An empty or truncated file must not quietly become the key material (an empty string works as an HKDF input).
+  if (secret.length < 32) throw new Error(`${file} does not hold a development secret (at least 32 characters): restore it, or set LATCHKEY_SECRET`);
+  return secret;
 }
 
 export function hmacSha256(key: Buffer, value: string): Buffer {

@@ -1,0 +1,117 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config/load.js';
+import { developmentSecret } from '../src/crypto/deployment-secret.js';
+import { runCli } from './support/processes.js';
+
+// The defaults, the common invalid values and the CLI's exit on them are in config-and-cli.test.ts; this file
+// covers host names, TLS files, normalisation, and the generated development secret.
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-config-'));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const configError = (env: Record<string, string>): ConfigError => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+};
+
+describe('loadConfig', () => {
+  it('accepts IP addresses and host names for HOST, and rejects anything else naming HOST', () => {
+    for (const host of ['0.0.0.0', '127.0.0.1', '::', '::1', 'localhost', 'id-1.internal.example.com']) {
+      expect(loadConfig({ HOST: host }).host).toBe(host);
+    }
+    for (const host of ['not a host', 'http://localhost', 'host_name', '-leading.example', 'a..b', '999.1.1.1.1:80']) {
+      const error = configError({ HOST: host });
+      expect(error.variable).toBe('HOST');
+      expect(error.message).toBe(`HOST: expected an IP address or a host name, got "${host}"`);
+    }
+  });
+
+  it('requires the TLS files to be readable, naming the variable of the missing one', () => {
+    const dir = tempDir();
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    writeFileSync(cert, 'certificate');
+    writeFileSync(key, 'key');
+    expect(loadConfig({ LATCHKEY_TLS_CERT: cert, LATCHKEY_TLS_KEY: key }).tls).toEqual({ certFile: cert, keyFile: key });
+    const missingCert = configError({ LATCHKEY_TLS_CERT: join(dir, 'nope.pem'), LATCHKEY_TLS_KEY: key });
+    expect(missingCert.message).toBe(`LATCHKEY_TLS_CERT: cannot read the file "${join(dir, 'nope.pem')}"`);
+    expect(configError({ LATCHKEY_TLS_CERT: cert, LATCHKEY_TLS_KEY: dir + '/missing.key' }).variable).toBe('LATCHKEY_TLS_KEY');
+    // Only one of the pair: that is reported first, whether or not the file exists.
+    expect(configError({ LATCHKEY_TLS_CERT: cert }).variable).toBe('LATCHKEY_TLS_KEY');
+  });
+
+  it('normalises what it reads: whitespace, empty values, the issuer’s trailing slash and its path', () => {
+    const config = loadConfig({ PORT: ' 8443 ', HOST: '', LATCHKEY_ISSUER: 'https://login.example.com/auth/', REDIS_URL: '  ', LATCHKEY_SECRET: '' });
+    expect(config).toMatchObject({ port: 8443, host: '127.0.0.1', issuer: 'https://login.example.com/auth', redisUrl: undefined, secret: undefined });
+    expect(loadConfig({ PORT: '0' }).issuer).toBe('http://localhost:0');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db.internal/latchkey' }).database).toEqual({ kind: 'postgres', url: 'postgresql://db.internal/latchkey' });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/latchkey/db.sqlite' }).database).toEqual({ kind: 'sqlite', path: '/var/lib/latchkey/db.sqlite' });
+    expect(loadConfig({ NODE_ENV: 'production', LATCHKEY_SECRET: 'x'.repeat(32) })).toMatchObject({ production: true, secret: 'x'.repeat(32) });
+    expect(configError({ LATCHKEY_ISSUER: 'not a url' }).variable).toBe('LATCHKEY_ISSUER');
+    expect(configError({ PORT: '-1' }).variable).toBe('PORT');
+    expect(configError({ PORT: '80.5' }).variable).toBe('PORT');
+    expect(configError({ DATABASE_URL: './data/latchkey.db' }).variable).toBe('DATABASE_URL');
+  });
+});
+
+describe('the development secret', () => {
+  it('is generated once with mode 0600 and read back unchanged afterwards', () => {
+    const dir = join(tempDir(), 'nested', 'data');
+    const secret = developmentSecret(dir);
+    expect(secret).toMatch(/^[\w-]{43}$/);
+    expect(statSync(join(dir, 'secret')).mode & 0o777).toBe(0o600);
+    expect(developmentSecret(dir)).toBe(secret);
+    expect(readFileSync(join(dir, 'secret'), 'utf8')).toBe(`${secret}\n`);
+  });
+
+  it('refuses an empty or truncated secret file instead of using it as key material', () => {
+    const dir = tempDir();
+    for (const content of ['', '\n', 'short-secret\n']) {
+      writeFileSync(join(dir, 'secret'), content);
+      expect(() => developmentSecret(dir)).toThrow(`${join(dir, 'secret')} does not hold a development secret (at least 32 characters): restore it, or set LATCHKEY_SECRET`);
+    }
+  });
+});
+
+describe('the latchkey CLI with an invalid setting', () => {
+  it('exits before touching the database or the data folder', async () => {
+    const dir = tempDir();
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'never.db')}`, LATCHKEY_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' };
+    const cases: [Record<string, string>, string][] = [
+      [{ LATCHKEY_TLS_CERT: join(dir, 'cert.pem'), LATCHKEY_TLS_KEY: join(dir, 'key.pem') }, 'LATCHKEY_TLS_CERT: cannot read the file'],
+      [{ HOST: 'not a host' }, 'HOST: expected an IP address or a host name'],
+    ];
+    const results = await Promise.all(cases.map(([extra]) => runCli(['serve'], { ...env, ...extra })));
+    results.forEach((result, i) => {
+      expect(result.code).toBe(2);
+      expect(result.output).toContain(`latchkey: invalid configuration: ${cases[i]?.[1]}`);
+    });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('stops with a clear message when the development secret file is unusable', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'secret'), '\n');
+    const result = await runCli(['migrate'], { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, LATCHKEY_DATA_DIR: dir });
+    // migrate needs no secret; keys rotate does.
+    expect(result.code).toBe(0);
+    const rotate = await runCli(['keys', 'rotate'], { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, LATCHKEY_DATA_DIR: dir, LOG_LEVEL: 'silent' });
+    expect(rotate.code).toBe(1);
+    expect(rotate.output).toContain(`latchkey: failed to start: ${join(dir, 'secret')} does not hold a development secret`);
+  });
+});
