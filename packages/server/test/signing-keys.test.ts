@@ -1,6 +1,10 @@
 import { calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import { deploymentSecret } from '../src/crypto/deployment-secret.js';
+import { signingKeys } from '../src/keys/signing-keys.js';
+import type { Storage } from '../src/storage/storage.js';
+import { testDatabase } from './support/databases.js';
+import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, TEST_SECRET, type TestServer } from './support/harness.js';
 import { DIALECTS } from './support/services.js';
 
 interface KeyView {
@@ -185,5 +189,68 @@ describe.each(DIALECTS)('signing keys over HTTP (%s)', (dialect) => {
     await expect(wrong).rejects.toThrow('cannot open a sealed value: LATCHKEY_SECRET differs from the one it was sealed with');
     // The running node is unaffected: its admin credentials still work and its keys are as they were.
     expect(await listKeys(await mint())).toEqual(before);
+  });
+});
+
+/**
+ * Several key sets over their own connections to one database, as several server processes have. Node B keeps
+ * its cache for a minute, so only the re-read on an unknown kid can show it a new key; node C keeps it for one
+ * second (servers: 30 s), so the time another node takes to notice a revocation can be checked quickly. The
+ * server processes themselves are exercised in multi-node.test.ts.
+ */
+describe('signing keys shared by several nodes', () => {
+  const SHORT_CACHE = 1000;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const kids = async (node: { jwks(): Promise<{ keys: { kid: string }[] }> }) => (await node.jwks()).keys.map((key) => key.kid);
+
+  it.concurrent.each(DIALECTS)('%s: one key pair at start, new keys found on an unknown kid, revocation noticed when the cache expires', async (dialect) => {
+    const database = testDatabase(dialect);
+    const storages = [await database.open()];
+    try {
+      storages.push(await database.open({ migrate: false }), await database.open({ migrate: false }));
+      const [storageA, storageB, storageC] = storages as [Storage, Storage, Storage];
+      await storageA.tenants.insertIfMissing('shared', {}, new Date().toISOString());
+      const options = { tenantId: 'shared', sealingKey: deploymentSecret(TEST_SECRET).key('signing-key-seal'), now: () => new Date() };
+      const a = signingKeys({ ...options, storage: storageA });
+      const b = signingKeys({ ...options, storage: storageB, cacheMillis: 60_000 });
+      const c = signingKeys({ ...options, storage: storageC, cacheMillis: SHORT_CACHE });
+
+      // All start at once (on SQLite, connections in one process would block each other: one after the other).
+      if (dialect === 'postgres') await Promise.all([a.ensure(), b.ensure(), c.ensure()]);
+      else for (const node of [a, b, c]) await node.ensure();
+      const keys = await a.list();
+      expect(keys.map((key) => (key.current ? 'current' : key.next ? 'next' : 'other')).sort()).toEqual(['current', 'next']);
+      for (const node of [b, c]) {
+        expect((await node.current()).kid).toBe((await a.current()).kid);
+        expect(await kids(node)).toEqual(await kids(a));
+      }
+
+      // A rotates twice. The first promoted key was published as next, so B knew it already; the second is one B
+      // has never seen: B re-reads storage when it meets that kid instead of rejecting the token.
+      const old = (await a.current()).kid;
+      const loadedAt = Date.now();
+      await b.reload();
+      const first = (await a.rotate()).kid;
+      expect(await b.verificationKey(first)).toBeDefined();
+      const second = (await a.rotate()).kid;
+      await sleep(Math.max(0, loadedAt + 1100 - Date.now())); // unknown kids re-read storage at most once a second
+      expect(await b.verificationKey(second)).toBeDefined();
+      expect((await b.current()).kid).toBe(second);
+      expect(await kids(b)).toEqual(expect.arrayContaining([old, first, second]));
+      expect(await b.verificationKey(old)).toBeDefined();
+      expect(await b.verificationKey('no-such-kid')).toBeUndefined();
+
+      // A revokes the oldest key: A stops accepting it at once, C once its cache has expired.
+      expect(await c.verificationKey(old)).toBeDefined();
+      await a.revoke(old);
+      expect(await a.verificationKey(old)).toBeUndefined();
+      expect(await kids(a)).not.toContain(old);
+      await sleep(SHORT_CACHE + 100);
+      expect(await c.verificationKey(old)).toBeUndefined();
+      expect(await kids(c)).toEqual(await kids(a));
+    } finally {
+      for (const storage of storages.reverse()) await storage.close();
+      await database.cleanup();
+    }
   });
 });

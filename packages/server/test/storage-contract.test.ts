@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseConfig } from '../src/config/load.js';
 import { randomId } from '../src/crypto/random.js';
@@ -11,7 +12,8 @@ import type { DocumentRecord, DocumentRepository } from '../src/storage/reposito
 import type { Repositories } from '../src/storage/repositories/index.js';
 import type { SigningKeyRow } from '../src/storage/repositories/signing-keys.js';
 import { createStorage, type Storage } from '../src/storage/storage.js';
-import { DIALECTS, POSTGRES_URL, type DialectKind } from './support/services.js';
+import { dropSchema, testDatabase, type TestDatabase } from './support/databases.js';
+import { DIALECTS, POSTGRES_URL } from './support/services.js';
 
 /**
  * One contract for the storage layer, run on SQLite and on PostgreSQL alike: what the services rely on must hold
@@ -25,40 +27,6 @@ type AnyDocuments = DocumentRepository<Doc, Columns>;
 /** The repositories are typed with the services' document shapes; the contract only needs JSON. */
 const untyped = (repo: unknown) => repo as AnyDocuments;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface TestDatabase {
-  config: DatabaseConfig;
-  schema: string | undefined;
-  /** Another connection (pool) to the same database, as a second node would have. */
-  open(options?: { migrate?: boolean }): Promise<Storage>;
-  cleanup(): Promise<void>;
-}
-
-function testDatabase(dialect: DialectKind): TestDatabase {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'latchkey-contract-'));
-    const config: DatabaseConfig = { kind: 'sqlite', path: join(dir, 'contract.db') };
-    return {
-      config,
-      schema: undefined,
-      open: async (options = {}) => createStorage(await openStorage(config, options)),
-      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
-  const schema = `sc_${randomId(12).toLowerCase()}`;
-  const config: DatabaseConfig = { kind: 'postgres', url: POSTGRES_URL };
-  return {
-    config,
-    schema,
-    open: async (options = {}) => createStorage(await openStorage(config, { schema, ...options })),
-    async cleanup() {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    },
-  };
-}
 
 /** Each generic document repository, with records that fill its columns (unique ones distinct per index). */
 interface DocumentCase {
@@ -137,6 +105,15 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       }
     });
   });
+
+  if (dialect === 'sqlite') {
+    it('runs SQLite in WAL mode with a busy timeout and foreign keys on', async () => {
+      const pragma = async (name: string) => Object.values((await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(storage.dialect.db)).rows[0] ?? {})[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('busy_timeout')).toBe(5000);
+      expect(await pragma('foreign_keys')).toBe(1);
+    });
+  }
 
   describe('tenants', () => {
     it('inserts once, then leaves an existing tenant alone', async () => {
@@ -544,10 +521,7 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
           expect(await fresh.tenants.insertIfMissing('t', {}, tick())).toBe(true);
           await Promise.all(opened.map((dialectHandle) => dialectHandle.close()));
         } finally {
-          const client = new pg.Client({ connectionString: POSTGRES_URL });
-          await client.connect();
-          await client.query(`drop schema if exists ${schema} cascade`);
-          await client.end();
+          await dropSchema(schema);
         }
       });
     }
@@ -583,7 +557,7 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       it('concurrent migrations of one file by several processes all succeed', async () => {
         const { spawn } = await import('node:child_process');
         const dir = mkdtempSync(join(tmpdir(), 'latchkey-migrate-race-'));
-        const cli = new URL('../bin/latchkey.js', import.meta.url).pathname;
+        const cli = fileURLToPath(new URL('../bin/latchkey.js', import.meta.url));
         try {
           const run = () =>
             new Promise<{ code: number | null; output: string }>((resolve) => {
