@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { fromJson, toJson } from './json.js';
 import type { PageOf, PageWindow } from './page.js';
@@ -11,6 +11,9 @@ export type DocumentTable = 'clients' | 'resource_servers' | 'client_grants' | '
 
 type Columns = Record<string, string | number | null>;
 
+/** Equality per column; a list of values matches any of them (an empty list matches nothing). */
+export type DocumentFilter<Cols extends Columns> = { [K in keyof Cols]?: Cols[K] | readonly Cols[K][] };
+
 export interface DocumentRecord<Data, Cols extends Columns> {
   id: string;
   columns: Cols;
@@ -21,7 +24,7 @@ export interface DocumentRecord<Data, Cols extends Columns> {
 export interface DocumentRepository<Data, Cols extends Columns> {
   get(tenantId: string, id: string): Promise<DocumentRecord<Data, Cols> | undefined>;
   findOne(tenantId: string, where: Partial<Cols>): Promise<DocumentRecord<Data, Cols> | undefined>;
-  list(tenantId: string, window: PageWindow, where?: Partial<Cols>): Promise<PageOf<DocumentRecord<Data, Cols>>>;
+  list(tenantId: string, window: PageWindow, where?: DocumentFilter<Cols>): Promise<PageOf<DocumentRecord<Data, Cols>>>;
   /** Inserts; with `ifMissing`, a row that exists (same key or unique column) is left alone and false returned. */
   insert(tenantId: string, record: DocumentRecord<Data, Cols>, options?: { ifMissing?: boolean }): Promise<boolean>;
   update(tenantId: string, id: string, changes: { data?: Data; columns?: Partial<Cols> }): Promise<boolean>;
@@ -45,10 +48,11 @@ export function documentRepository<Data, Cols extends Columns>(
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  function scoped(query: any, tenantId: string, where: Partial<Cols> = {}) {
+  function scoped(query: any, tenantId: string, where: DocumentFilter<Cols> = {}) {
     let q = query.where('tenant_id', '=', tenantId);
     for (const [column, value] of Object.entries(where)) {
-      q = value === null ? q.where(column, 'is', null) : q.where(column, '=', value);
+      if (Array.isArray(value)) q = value.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where(column, 'in', value);
+      else q = value === null ? q.where(column, 'is', null) : q.where(column, '=', value);
     }
     return q;
   }
