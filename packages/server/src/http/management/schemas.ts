@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ServiceError } from '../../services/errors.js';
 
 /** Error body of every Management API failure. */
 export const ManagementErrorBody = Type.Object({
@@ -11,6 +12,9 @@ export const ManagementErrorBody = Type.Object({
 /** Declared error responses (documentation and serialisation). */
 export const ERROR_RESPONSES = { '4xx': ManagementErrorBody, '5xx': ManagementErrorBody } as const;
 
+/** Responses of a delete: 204 with no body. */
+export const NO_CONTENT_RESPONSES = { 204: Type.Null(), ...ERROR_RESPONSES } as const;
+
 /** The list parameters every paginated list accepts. */
 export const PaginationQuery = {
   page: Type.Optional(Type.Integer({ minimum: 0, description: 'Page index of the results to return. First page is 0.' })),
@@ -22,19 +26,82 @@ export const PaginationQuery = {
   ),
 };
 
-export function pageWindow(query: { page?: number; per_page?: number }) {
+/**
+ * Checkpoint pagination, which the platform offers beside page/per_page on some lists (client grants,
+ * connections) and which its SDK uses there by default. Either parameter selects it; `include_totals` is
+ * then ignored and the answer is `{<key>, next?}`.
+ */
+export const CheckpointQuery = {
+  from: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Cursor: the `next` value of the previous page (checkpoint pagination).' })),
+  take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Number of results per page with checkpoint pagination. Defaults to 50.' })),
+};
+
+/** `fields`/`include_fields`: the SDK sends them on reads; every field is returned regardless. */
+export const FieldsQuery = {
+  fields: Type.Optional(Type.String({ description: 'Accepted for compatibility; every field is returned.' })),
+  include_fields: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility; every field is returned.' })),
+};
+
+/**
+ * `schema` or null, written as a JSON-Schema type list (not a union) so a bad value gets one plain error rather
+ * than one per branch.
+ */
+export function nullable<T extends TSchema>(schema: T, description?: string) {
+  const type = (schema as { type?: string }).type;
+  return Type.Unsafe<T['static'] | null>({ ...schema, type: [type, 'null'], ...(description ? { description } : {}) });
+}
+
+/** Path parameters of a resource addressed by id. */
+export function IdParams(description: string, maxLength = 100) {
+  return Type.Object({ id: Type.String({ minLength: 1, maxLength, description }) });
+}
+
+export interface ListWindow {
+  offset: number;
+  limit: number;
+  /** Answer with `{<key>, next?}` (checkpoint pagination) rather than the offset shapes. */
+  checkpoint?: true;
+}
+
+/*
+ * The cursor is opaque to callers. It encodes the offset of the next page: simple and stable for the small,
+ * creation-ordered lists it serves; a row deleted between two pages shifts the window by one.
+ */
+const CURSOR = /^o:(\d{1,9})$/;
+const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
+
+function decodeCursor(from: string): number {
+  const match = CURSOR.exec(Buffer.from(from, 'base64url').toString('utf8'));
+  if (!match?.[1]) {
+    throw new ServiceError('invalid', `Query validation error: 'Invalid cursor' on property from (the next value of a previous page).`, 'invalid_query_string');
+  }
+  return Number(match[1]);
+}
+
+export function pageWindow(query: { page?: number; per_page?: number; from?: string; take?: number }): ListWindow {
+  if (query.from !== undefined || query.take !== undefined) {
+    return { offset: query.from === undefined ? 0 : decodeCursor(query.from), limit: query.take ?? 50, checkpoint: true };
+  }
   const limit = query.per_page ?? 50;
   return { offset: (query.page ?? 0) * limit, limit };
 }
 
-/** A list response: a bare array, or with `include_totals` the wrapper `{<key>, start, limit, total}`. */
-export function listResponse<T>(key: string, items: T[], window: { offset: number; limit: number }, total: number, includeTotals: boolean | undefined) {
+/**
+ * A list response: a bare array, with `include_totals` the wrapper `{<key>, start, limit, total}`, or with
+ * checkpoint pagination `{<key>, next?}` (`next` only while more rows follow).
+ */
+export function listResponse<T>(key: string, items: T[], window: ListWindow, total: number, includeTotals: boolean | undefined) {
+  if (window.checkpoint) {
+    const end = window.offset + items.length;
+    return end < total ? { [key]: items, next: encodeCursor(end) } : { [key]: items };
+  }
   return includeTotals ? { [key]: items, start: window.offset, limit: window.limit, total } : items;
 }
 
-export function listResponseSchema(key: string, item: TSchema) {
+export function listResponseSchema(key: string, item: TSchema, options: { checkpoint?: boolean } = {}) {
   return Type.Union([
     Type.Array(item),
     Type.Object({ [key]: Type.Array(item), start: Type.Number(), limit: Type.Number(), total: Type.Number() }, { additionalProperties: false }),
+    ...(options.checkpoint ? [Type.Object({ [key]: Type.Array(item), next: Type.Optional(Type.String()) }, { additionalProperties: false })] : []),
   ]);
 }

@@ -43,6 +43,8 @@ function detail(error: AjvErrorLike): string {
       return `String is too short (${String(data).length} chars), minimum ${String(params.limit)}`;
     case 'maxLength':
       return `String is too long (${String(data).length} chars), maximum ${String(params.limit)}`;
+    case 'minItems':
+      return `Array is too short (${Array.isArray(data) ? data.length : '?'}), minimum ${String(params.limit)}`;
     case 'maxItems':
       return `Array is too long (${Array.isArray(data) ? data.length : '?'}), maximum ${String(params.limit)}`;
     case 'pattern':
