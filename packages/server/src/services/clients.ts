@@ -1,8 +1,10 @@
 import { generateClientSecret, hashClientSecret } from '../crypto/client-secret.js';
 import { randomId } from '../crypto/random.js';
+import type { Repositories } from '../storage/repositories/index.js';
 import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
+import { mergeMetadata } from './metadata.js';
 import { found } from './unique.js';
 
 export type AppType = 'spa' | 'native' | 'regular_web' | 'non_interactive';
@@ -28,8 +30,11 @@ export interface ClientData {
   client_metadata: Record<string, string>;
 }
 
-/** What a create or update request may carry: every field optional, nested ones partial. */
+/** What a create request may carry: every field optional, nested ones partial. */
 export type ClientInput = Omit<Partial<ClientData>, 'jwt_configuration'> & { jwt_configuration?: Partial<ClientData['jwt_configuration']> };
+
+/** A PATCH: like a create, but client_metadata merges and a `null` value removes its key. */
+export type ClientPatch = Omit<ClientInput, 'client_metadata'> & { client_metadata?: Record<string, string | null> };
 
 export const PUBLIC_APP_TYPES: ReadonlySet<AppType> = new Set(['spa', 'native']);
 
@@ -75,7 +80,6 @@ export function isConfidential(data: Pick<ClientData, 'token_endpoint_auth_metho
   return data.token_endpoint_auth_method !== 'none';
 }
 
-
 export interface ClientView extends ClientData {
   client_id: string;
   tenant: string;
@@ -91,7 +95,22 @@ export interface ClientsDeps {
   now: () => Date;
 }
 
-/** Management of applications: the secret is shown once (creation, rotation) and stored only as a keyed hash. */
+const noClient = () => new ServiceError('not_found', 'The client does not exist', 'inexistent_client');
+
+/** A deleted client is no longer enabled on any connection (the platform cleans these references up too). */
+async function disableOnConnections(repos: Repositories, tenantId: string, clientId: string) {
+  const { items } = await repos.connections.list(tenantId, { offset: 0, limit: Number.MAX_SAFE_INTEGER });
+  for (const connection of items) {
+    if (!connection.data.enabled_clients.includes(clientId)) continue;
+    const enabled = connection.data.enabled_clients.filter((id) => id !== clientId);
+    await repos.connections.update(tenantId, connection.id, { data: { ...connection.data, enabled_clients: enabled } });
+  }
+}
+
+/**
+ * Management of applications. Only a keyed hash of the secret is stored, so the secret can be shown only in the
+ * answer that generated it: the creation of a confidential client, and rotate-secret.
+ */
 export function clientsService(deps: ClientsDeps) {
   const { storage, tenantId, clientSecretKey } = deps;
   const view = (clientId: string, data: ClientData, secret?: string): ClientView => ({
@@ -101,7 +120,7 @@ export function clientsService(deps: ClientsDeps) {
     global: false,
     ...(secret !== undefined ? { client_secret: secret } : {}),
   });
-  const load = async (clientId: string) => found(await storage.clients.get(tenantId, clientId), 'The client does not exist.');
+  const load = async (clientId: string) => found(await storage.clients.get(tenantId, clientId), noClient);
 
   return {
     async list(window: PageWindow) {
@@ -127,24 +146,31 @@ export function clientsService(deps: ClientsDeps) {
       return view(clientId, data, secret);
     },
 
-    /** Partial update; a client turned confidential gets its first secret, shown in this answer. */
-    async update(clientId: string, patch: ClientInput): Promise<ClientView> {
+    /**
+     * Partial update: jwt_configuration merges, client_metadata merges (null removes a key). A client turned
+     * public loses its secret; one turned confidential gets none here (a PATCH never shows a secret): it needs
+     * rotate-secret before it can authenticate.
+     */
+    async update(clientId: string, patch: ClientPatch): Promise<ClientView> {
       const record = await load(clientId);
       const current = record.data;
-      const data: ClientData = { ...current, ...patch, jwt_configuration: { ...current.jwt_configuration, ...(patch.jwt_configuration ?? {}) } };
-      const secret = isConfidential(data) && !record.columns.secret_hash ? generateClientSecret() : undefined;
-      await storage.clients.update(tenantId, clientId, {
-        data,
-        ...(secret ? { columns: { secret_hash: hashClientSecret(clientSecretKey, secret) } } : {}),
-      });
-      return view(clientId, data, secret);
+      const { client_metadata: metadata, jwt_configuration: jwt, ...fields } = patch;
+      const data: ClientData = {
+        ...current,
+        ...fields,
+        jwt_configuration: { ...current.jwt_configuration, ...(jwt ?? {}) },
+        client_metadata: mergeMetadata(current.client_metadata, metadata),
+      };
+      const columns = isConfidential(data) ? {} : { secret_hash: null };
+      if (!(await storage.clients.update(tenantId, clientId, { data, columns }))) throw noClient();
+      return view(clientId, data);
     },
 
-    /** Removes the client and its client grants together. */
+    /** Removes the client with its grants and its place on connections; removing a missing client is a no-op. */
     async remove(clientId: string): Promise<void> {
-      await load(clientId);
       await storage.transaction(async (repos) => {
         await repos.clientGrants.removeWhere(tenantId, { client_id: clientId });
+        await disableOnConnections(repos, tenantId, clientId);
         await repos.clients.remove(tenantId, clientId);
       });
     },
@@ -152,9 +178,11 @@ export function clientsService(deps: ClientsDeps) {
     async rotateSecret(clientId: string): Promise<ClientView> {
       const record = await load(clientId);
       const data = record.data;
-      if (!isConfidential(data)) throw new ServiceError('invalid', 'A public client (token_endpoint_auth_method none) has no secret to rotate.');
+      if (!isConfidential(data)) {
+        throw new ServiceError('invalid', 'A public client (token_endpoint_auth_method none) has no secret to rotate.', 'invalid_body');
+      }
       const secret = generateClientSecret();
-      await storage.clients.update(tenantId, clientId, { columns: { secret_hash: hashClientSecret(clientSecretKey, secret) } });
+      if (!(await storage.clients.update(tenantId, clientId, { columns: { secret_hash: hashClientSecret(clientSecretKey, secret) } }))) throw noClient();
       return view(clientId, data, secret);
     },
   };

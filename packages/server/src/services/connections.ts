@@ -1,6 +1,7 @@
 import { randomId } from '../crypto/random.js';
 import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
+import { ServiceError } from './errors.js';
 import { found, uniquely } from './unique.js';
 
 export const STRATEGIES = ['auth0', 'email', 'sms', 'samlp', 'oidc'] as const;
@@ -13,15 +14,22 @@ export interface ConnectionData {
   enabled_clients: string[];
   options: Record<string, unknown>;
   is_domain_connection: boolean;
+  show_as_button: boolean;
   realms: string[];
+  metadata: Record<string, string>;
 }
 
 export interface ConnectionView extends ConnectionData {
   id: string;
 }
 
-export type ConnectionInput = Pick<ConnectionData, 'name' | 'strategy'> & Partial<Omit<ConnectionData, 'name' | 'strategy'>>;
-export type ConnectionPatch = Partial<Pick<ConnectionData, 'display_name' | 'enabled_clients' | 'options' | 'is_domain_connection' | 'realms'>>;
+type Changeable = Omit<ConnectionData, 'name' | 'strategy'>;
+export type ConnectionInput = Pick<ConnectionData, 'name' | 'strategy'> & Partial<Changeable>;
+/** Name and strategy are fixed at creation; `null` resets options and enabled_clients to empty. */
+export type ConnectionPatch = Partial<Omit<Changeable, 'options' | 'enabled_clients'>> & {
+  options?: Record<string, unknown> | null;
+  enabled_clients?: string[] | null;
+};
 
 export interface ConnectionsDeps {
   storage: Storage;
@@ -29,44 +37,61 @@ export interface ConnectionsDeps {
   now: () => Date;
 }
 
+const noConnection = () => new ServiceError('not_found', 'The connection does not exist', 'inexistent_connection');
+
 /** Where users come from: a database (`auth0`), passwordless (`email`, `sms`) or a federation (`samlp`, `oidc`). */
 export function connectionsService(deps: ConnectionsDeps) {
   const { storage, tenantId } = deps;
-  const load = async (id: string) => found(await storage.connections.get(tenantId, id), 'The connection does not exist.');
+  const load = async (id: string) => found(await storage.connections.get(tenantId, id), noConnection);
+  const view = (id: string, data: ConnectionData): ConnectionView => ({ ...data, id });
 
   return {
-    async list(window: PageWindow, where: { strategy?: string; name?: string }) {
+    async list(window: PageWindow, where: { strategy?: readonly string[]; name?: string }) {
       const page = await storage.connections.list(tenantId, window, where);
-      return { items: page.items.map((record): ConnectionView => ({ ...record.data, id: record.id })), total: page.total };
+      return { items: page.items.map((record) => view(record.id, record.data)), total: page.total };
     },
     async get(id: string): Promise<ConnectionView> {
       const record = await load(id);
-      return { ...record.data, id: record.id };
+      return view(record.id, record.data);
     },
     async create(input: ConnectionInput): Promise<ConnectionView> {
       const data: ConnectionData = {
         enabled_clients: [],
         options: {},
         is_domain_connection: false,
-        realms: [input.name],
+        show_as_button: false,
+        metadata: {},
         ...input,
+        // The platform names the connection as its realm when none (or an empty list) is given.
+        realms: input.realms?.length ? input.realms : [input.name],
       };
+      data.enabled_clients = [...new Set(data.enabled_clients)];
       const id = `con_${randomId(16)}`;
-      await uniquely(storage, 'A connection with the same name already exists.', () =>
-        storage.connections.insert(tenantId, { id, columns: { name: data.name, strategy: data.strategy }, data, createdAt: deps.now().toISOString() }),
+      await uniquely(
+        storage,
+        () => new ServiceError('conflict', 'A connection with the same name already exists', 'conflict'),
+        () => storage.connections.insert(tenantId, { id, columns: { name: data.name, strategy: data.strategy }, data, createdAt: deps.now().toISOString() }),
       );
-      return { ...data, id };
+      return view(id, data);
     },
-    /** Name and strategy are fixed at creation; `options` is replaced as a whole, as the platform does. */
+    /** `options` is replaced as a whole, as the platform does; so are enabled_clients, realms and metadata. */
     async update(id: string, patch: ConnectionPatch): Promise<ConnectionView> {
       const record = await load(id);
-      const data = { ...record.data, ...patch };
-      await storage.connections.update(tenantId, id, { data });
-      return { ...data, id };
+      const { options, enabled_clients: enabled, realms, ...fields } = patch;
+      const data: ConnectionData = {
+        ...record.data,
+        ...fields,
+        ...(options !== undefined ? { options: options ?? {} } : {}),
+        ...(enabled !== undefined ? { enabled_clients: [...new Set(enabled ?? [])] } : {}),
+        ...(realms !== undefined ? { realms: realms.length ? realms : [record.data.name] } : {}),
+      };
+      if (!(await storage.connections.update(tenantId, id, { data }))) throw noConnection();
+      return view(id, data);
     },
-    /** Removes the connection and the users that belong to it, together. */
+    /** Removes the connection and its users together; removing a missing connection is a no-op. */
     async remove(id: string) {
-      const record = await load(id);
+      const record = await storage.connections.get(tenantId, id);
+      if (!record) return;
       await storage.transaction(async (repos) => {
         await repos.users.removeWhere(tenantId, { connection: record.data.name });
         await repos.connections.remove(tenantId, id);

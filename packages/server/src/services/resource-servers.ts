@@ -50,54 +50,67 @@ export interface ResourceServerView extends ResourceServerData {
 
 export type ResourceServerInput = Partial<ResourceServerData>;
 
+/** The identifier is fixed at creation (the platform's update body has no such field). */
+export type ResourceServerPatch = Omit<ResourceServerInput, 'identifier'>;
+
 export interface ResourceServersDeps {
   storage: Storage;
   tenantId: string;
   now: () => Date;
 }
 
-const SYSTEM_READ_ONLY = 'The Management API is a system resource server and cannot be changed or deleted.';
+/**
+ * Fields of the system API that the bootstrap owns: it writes them again on every start, so a change would
+ * silently revert. Its token lifetime and consent settings remain the operator's.
+ */
+const SYSTEM_OWNED = ['name', 'scopes'] as const;
+
+const noResourceServer = () => new ServiceError('not_found', 'The resource server does not exist', 'inexistent_resource');
 
 /** APIs that access tokens are issued for. The Management API itself is one (a system one). */
 export function resourceServersService(deps: ResourceServersDeps) {
   const { storage, tenantId } = deps;
   const view = (id: string, isSystem: number, data: ResourceServerData): ResourceServerView => ({ ...data, id, is_system: isSystem === 1 });
   /** The platform addresses a resource server by its id or by its (URL-encoded) identifier. */
-  const load = async (idOrIdentifier: string) =>
-    found(
-      (await storage.resourceServers.get(tenantId, idOrIdentifier)) ??
-        (await storage.resourceServers.findOne(tenantId, { identifier: idOrIdentifier })),
-      'The resource server does not exist.',
-    );
+  const lookup = async (idOrIdentifier: string) =>
+    (await storage.resourceServers.get(tenantId, idOrIdentifier)) ?? (await storage.resourceServers.findOne(tenantId, { identifier: idOrIdentifier }));
 
   return {
-    async list(window: PageWindow) {
-      const page = await storage.resourceServers.list(tenantId, window);
+    async list(window: PageWindow, where: { identifiers?: readonly string[] } = {}) {
+      const page = await storage.resourceServers.list(tenantId, window, where.identifiers ? { identifier: where.identifiers } : {});
       return { items: page.items.map((record) => view(record.id, record.columns.is_system, record.data)), total: page.total };
     },
     async get(idOrIdentifier: string) {
-      const record = await load(idOrIdentifier);
+      const record = found(await lookup(idOrIdentifier), noResourceServer);
       return view(record.id, record.columns.is_system, record.data);
     },
     async create(input: ResourceServerInput & { identifier: string }) {
       const data = newResourceServerData(input);
       const id = newResourceServerId();
-      await uniquely(storage, 'A resource server with the same identifier already exists.', () =>
-        storage.resourceServers.insert(tenantId, { id, columns: { identifier: data.identifier, is_system: 0 }, data, createdAt: deps.now().toISOString() }),
+      await uniquely(
+        storage,
+        () => new ServiceError('conflict', 'A resource server with the same identifier already exists', 'conflict'),
+        () => storage.resourceServers.insert(tenantId, { id, columns: { identifier: data.identifier, is_system: 0 }, data, createdAt: deps.now().toISOString() }),
       );
       return view(id, 0, data);
     },
-    async update(idOrIdentifier: string, patch: Omit<ResourceServerInput, 'identifier'>) {
-      const record = await load(idOrIdentifier);
-      if (record.columns.is_system === 1) throw new ServiceError('forbidden', SYSTEM_READ_ONLY);
+    async update(idOrIdentifier: string, patch: ResourceServerPatch) {
+      const record = found(await lookup(idOrIdentifier), noResourceServer);
+      const owned = SYSTEM_OWNED.filter((field) => patch[field] !== undefined);
+      if (record.columns.is_system === 1 && owned.length > 0) {
+        throw new ServiceError('forbidden', `The ${owned.join(' and ')} of the system Management API cannot be changed.`, 'forbidden');
+      }
       const data = { ...record.data, ...patch };
-      await storage.resourceServers.update(tenantId, record.id, { data });
-      return view(record.id, 0, data);
+      if (!(await storage.resourceServers.update(tenantId, record.id, { data }))) throw noResourceServer();
+      return view(record.id, record.columns.is_system, data);
     },
-    /** Removes the API and every client grant for it. */
+    /** Removes the API and every client grant for it; removing a missing one is a no-op, the system one is refused. */
     async remove(idOrIdentifier: string) {
-      const record = await load(idOrIdentifier);
-      if (record.columns.is_system === 1) throw new ServiceError('forbidden', SYSTEM_READ_ONLY);
+      const record = await lookup(idOrIdentifier);
+      if (!record) return;
+      if (record.columns.is_system === 1) {
+        throw new ServiceError('forbidden', 'The system Management API cannot be deleted.', 'forbidden');
+      }
       await storage.transaction(async (repos) => {
         await repos.clientGrants.removeWhere(tenantId, { audience: record.columns.identifier });
         await repos.resourceServers.remove(tenantId, record.id);

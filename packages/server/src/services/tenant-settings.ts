@@ -1,3 +1,4 @@
+import type { Repositories } from '../storage/repositories/index.js';
 import type { Storage } from '../storage/storage.js';
 
 /** Tenant settings as the Management API shows them (`GET/PATCH /api/v2/tenants/settings`). */
@@ -35,22 +36,23 @@ export type TenantSettingsPatch = Partial<Omit<TenantSettings, 'flags'>> & { fla
 /** `GET/PATCH /api/v2/tenants/settings`: top-level fields replace, `flags` merge one level deep. */
 export function tenantSettingsService(deps: { storage: Storage; tenantId: string }) {
   const { storage, tenantId } = deps;
-  const load = async () => {
-    const tenant = await storage.tenants.get<TenantDocument>(tenantId);
+  /** The tenant row's document ({settings, bootstrap}); only `settings` is ever shown. */
+  const loadDocument = async (repos: Repositories): Promise<TenantDocument> => {
+    const tenant = await repos.tenants.get<TenantDocument>(tenantId);
     if (!tenant) throw new Error(`tenant ${tenantId} is missing: bootstrap did not run`);
     return tenant.settings;
   };
   return {
     async get(): Promise<TenantSettings> {
-      return (await load()).settings;
+      return (await loadDocument(storage)).settings;
     },
+    /** Read-modify-write under the tenant's lock, so concurrent PATCHes of different fields do not undo each other. */
     async update(patch: TenantSettingsPatch): Promise<TenantSettings> {
-      return storage.transaction(async (repos) => {
-        const document = await repos.tenants.get<TenantDocument>(tenantId);
-        if (!document) throw new Error(`tenant ${tenantId} is missing`);
-        const current = document.settings.settings;
+      return storage.exclusive(`latchkey:tenant-settings:${tenantId}`, async (repos) => {
+        const document = await loadDocument(repos);
+        const current = document.settings;
         const settings: TenantSettings = { ...current, ...patch, flags: { ...current.flags, ...(patch.flags ?? {}) } };
-        await repos.tenants.updateSettings(tenantId, { ...document.settings, settings });
+        await repos.tenants.updateSettings(tenantId, { ...document, settings });
         return settings;
       });
     },

@@ -1,18 +1,21 @@
 import type { Storage } from '../storage/storage.js';
-import { ServiceError } from './errors.js';
+import type { ServiceError } from './errors.js';
 
-/** Runs a write, turning a unique-constraint violation into a 409 with the caller's message. */
-export async function uniquely<T>(storage: Storage, message: string, write: () => Promise<T>): Promise<T> {
+/**
+ * Runs a write, turning a unique-constraint violation into the caller's 409. Errors are passed as factories so
+ * each call site spells out the platform's message and errorCode (the error catalogue test reads them there).
+ */
+export async function uniquely<T>(storage: Storage, conflict: () => ServiceError, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (storage.isUniqueViolation(error)) throw new ServiceError('conflict', message);
+    if (storage.isUniqueViolation(error)) throw conflict();
     throw error;
   }
 }
 
-/** Returns the record, or raises a 404 naming what was looked for. */
-export function found<T>(record: T | undefined, message: string): T {
-  if (record === undefined) throw new ServiceError('not_found', message);
+/** Returns the record, or raises the caller's 404. */
+export function found<T>(record: T | undefined, missing: () => ServiceError): T {
+  if (record === undefined) throw missing();
   return record;
 }

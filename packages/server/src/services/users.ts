@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { randomHexId } from '../crypto/random.js';
 import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
+import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
+import { mergeMetadata, type Metadata } from './metadata.js';
 import { hashPassword } from './passwords.js';
 import { found, uniquely } from './unique.js';
 
@@ -12,14 +14,15 @@ export interface UserData {
   email_verified: boolean;
   username?: string;
   phone_number?: string;
-  name: string;
-  nickname: string;
-  picture: string;
+  phone_verified?: boolean;
+  name?: string;
+  nickname?: string;
+  picture?: string;
   given_name?: string;
   family_name?: string;
   blocked: boolean;
-  user_metadata: Record<string, unknown>;
-  app_metadata: Record<string, unknown>;
+  user_metadata: Metadata;
+  app_metadata: Metadata;
   logins_count: number;
   last_login?: string;
 }
@@ -38,7 +41,8 @@ export interface UserView extends UserData {
   updated_at: string;
 }
 
-type Metadata = Record<string, unknown>;
+/** Profile fields a PATCH may clear with `null`. */
+type ClearableField = 'name' | 'nickname' | 'picture' | 'given_name' | 'family_name';
 
 export interface UserInput {
   connection: string;
@@ -46,6 +50,7 @@ export interface UserInput {
   password?: string;
   username?: string;
   phone_number?: string;
+  phone_verified?: boolean;
   email_verified?: boolean;
   blocked?: boolean;
   name?: string;
@@ -57,30 +62,58 @@ export interface UserInput {
   app_metadata?: Metadata;
 }
 
-export type UserPatch = Partial<Omit<UserInput, 'user_metadata' | 'app_metadata'>> & {
+export type UserPatch = Partial<Omit<UserInput, 'user_metadata' | 'app_metadata' | ClearableField>> & {
+  [K in ClearableField]?: string | null;
+} & {
   user_metadata?: Record<string, unknown> | null;
   app_metadata?: Record<string, unknown> | null;
 };
-
-/** Provider prefix of user ids by connection strategy. */
-const PROVIDER: Record<string, string> = { auth0: 'auth0', email: 'email', sms: 'sms', samlp: 'samlp', oidc: 'oidc' };
-
-/** One level deep: keys in `patch` replace those in `current`; a `null` value removes the key. */
-export function mergeMetadata(current: Metadata, patch: Metadata | null | undefined): Metadata {
-  if (patch === undefined) return current;
-  if (patch === null) return {};
-  const next = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete next[key];
-    else next[key] = value;
-  }
-  return next;
-}
 
 /** A stable default avatar: the platform's convention of a Gravatar URL keyed by the e-mail's MD5. */
 function defaultPicture(email: string | undefined): string {
   const digest = createHash('md5').update((email ?? '').trim().toLowerCase()).digest('hex');
   return `https://s.gravatar.com/avatar/${digest}?s=480&r=pg&d=mp`;
+}
+
+const invalid = (message: string) => new ServiceError('invalid', message, 'invalid_body');
+const missing = (property: string) => invalid(`Payload validation error: 'Missing required property: ${property}'.`);
+
+/** What each strategy asks of a user created through the Management API. */
+function checkCreate(connection: ConnectionData, input: UserInput) {
+  switch (connection.strategy) {
+    case 'auth0':
+      if (!input.email) throw missing('email');
+      if (!input.password) throw missing('password');
+      if (connection.options.requires_username === true && !input.username) throw missing('username');
+      break;
+    case 'email':
+      if (!input.email) throw missing('email');
+      break;
+    case 'sms':
+      if (!input.phone_number) throw missing('phone_number');
+      break;
+    default:
+      throw invalid(`Users of a ${connection.strategy} connection are created when they log in, not through this endpoint.`);
+  }
+  checkCredentials(connection, input);
+}
+
+/** Passwords belong to database connections; usernames to those that require them. */
+function checkCredentials(connection: ConnectionData, change: { password?: string | undefined; username?: string | undefined }) {
+  if (change.password !== undefined && connection.strategy !== 'auth0') throw invalid(`Connection ${connection.name} does not use passwords.`);
+  if (change.username !== undefined && connection.options.requires_username !== true) {
+    throw invalid('Cannot set username for connection without requires_username');
+  }
+}
+
+/** Applies a PATCH's profile fields: a value replaces, `null` removes. */
+function applyProfile(data: UserData, profile: { [K in keyof UserData]?: UserData[K] | null }): UserData {
+  const next: Record<string, unknown> = { ...data };
+  for (const [key, value] of Object.entries(profile)) {
+    if (value === null) delete next[key];
+    else if (value !== undefined) next[key] = value;
+  }
+  return next as unknown as UserData;
 }
 
 export interface UsersDeps {
@@ -89,23 +122,28 @@ export interface UsersDeps {
   now: () => Date;
 }
 
+const noUser = () => new ServiceError('not_found', 'The user does not exist.', 'inexistent_user');
+const userExists = () => new ServiceError('conflict', 'The user already exists.', 'auth0_idp_error');
+
 export function usersService(deps: UsersDeps) {
   const { storage, tenantId } = deps;
-  const load = async (userId: string) => found(await storage.users.get(tenantId, userId), 'The user does not exist.');
+  const load = async (userId: string) => found(await storage.users.get(tenantId, userId), noUser);
   const view = (record: { id: string; columns: { connection: string; updated_at: string }; data: UserData; createdAt: string }): UserView => {
-    const [provider = 'auth0', id = record.id] = record.id.split('|');
+    const separator = record.id.indexOf('|');
     return {
       ...record.data,
       user_id: record.id,
-      identities: [{ connection: record.columns.connection, provider, user_id: id, isSocial: false }],
+      identities: [
+        { connection: record.columns.connection, provider: record.id.slice(0, separator), user_id: record.id.slice(separator + 1), isSocial: false },
+      ],
       created_at: record.createdAt,
       updated_at: record.columns.updated_at,
     };
   };
 
-  async function databaseConnection(name: string) {
+  async function connectionNamed(name: string): Promise<ConnectionData> {
     const connection = await storage.connections.findOne(tenantId, { name });
-    if (!connection) throw new ServiceError('invalid', `The connection does not exist: ${name}.`);
+    if (!connection) throw new ServiceError('invalid', 'The connection does not exist.', 'inexistent_connection');
     return connection.data;
   }
 
@@ -119,80 +157,72 @@ export function usersService(deps: UsersDeps) {
       return view(await load(userId));
     },
 
+    /** E-mails are stored lower-cased, so the lookup is case-insensitive; one user per connection at most. */
     async byEmail(email: string): Promise<UserView[]> {
       const page = await storage.users.list(tenantId, { offset: 0, limit: 100 }, { email: email.trim().toLowerCase() });
       return page.items.map(view);
     },
 
     async create(input: UserInput): Promise<UserView> {
-      const connection = await databaseConnection(input.connection);
-      if (connection.strategy === 'auth0') {
-        if (!input.email) throw new ServiceError('invalid', 'Payload validation error: Missing required property: email.');
-        if (!input.password) throw new ServiceError('invalid', 'Payload validation error: Missing required property: password.');
-        if (connection.options.requires_username === true && !input.username) {
-          throw new ServiceError('invalid', 'Payload validation error: Missing required property: username.');
-        }
-      } else if (input.password !== undefined) {
-        throw new ServiceError('invalid', `Connection ${input.connection} does not use passwords.`);
-      }
+      const connection = await connectionNamed(input.connection);
+      checkCreate(connection, input);
+      const { connection: _connection, password, email: rawEmail, ...profile } = input;
       const at = deps.now().toISOString();
-      const email = input.email?.trim().toLowerCase();
-      const userId = `${PROVIDER[connection.strategy] ?? connection.strategy}|${randomHexId()}`;
+      const email = rawEmail?.trim().toLowerCase();
+      // The platform's ids for database users: `auth0|` and 24 random hex digits.
+      const userId = `${connection.strategy}|${randomHexId()}`;
       const data: UserData = {
+        ...profile,
         ...(email !== undefined ? { email } : {}),
         email_verified: input.email_verified ?? false,
-        ...(input.username !== undefined ? { username: input.username } : {}),
-        ...(input.phone_number !== undefined ? { phone_number: input.phone_number } : {}),
         name: input.name ?? email ?? input.phone_number ?? input.username ?? userId,
         nickname: input.nickname ?? (email ? (email.split('@')[0] ?? email) : (input.username ?? userId)),
         picture: input.picture ?? defaultPicture(email),
-        ...(input.given_name !== undefined ? { given_name: input.given_name } : {}),
-        ...(input.family_name !== undefined ? { family_name: input.family_name } : {}),
         blocked: input.blocked ?? false,
         user_metadata: input.user_metadata ?? {},
         app_metadata: input.app_metadata ?? {},
         logins_count: 0,
       };
-      const passwordHash = input.password ? await hashPassword(input.password) : null;
-      await uniquely(storage, 'The user already exists.', () =>
-        storage.users.insert(tenantId, {
-          id: userId,
-          columns: { connection: input.connection, email: email ?? null, username: input.username ?? null, password_hash: passwordHash, updated_at: at },
-          data,
-          createdAt: at,
-        }),
-      );
-      return view({ id: userId, columns: { connection: input.connection, updated_at: at }, data, createdAt: at });
+      const passwordHash = password !== undefined ? await hashPassword(password) : null;
+      const columns = { connection: connection.name, email: email ?? null, username: input.username ?? null, password_hash: passwordHash, updated_at: at };
+      await uniquely(storage, userExists, () => storage.users.insert(tenantId, { id: userId, columns, data, createdAt: at }));
+      return view({ id: userId, columns, data, createdAt: at });
     },
 
-    /** Partial update; metadata merges one level deep (null removes a key); a new password is re-hashed. */
+    /**
+     * Partial update: profile fields replace (null removes), metadata merges one level deep (null removes a
+     * key), a new password is hashed again, and a changed e-mail is unverified unless the patch says otherwise.
+     */
     async update(userId: string, patch: UserPatch): Promise<UserView> {
       const record = await load(userId);
       if (patch.connection !== undefined && patch.connection !== record.columns.connection) {
-        throw new ServiceError('invalid', 'A user cannot be moved to another connection.');
+        throw invalid('A user cannot be moved to another connection.');
       }
-      const { password, user_metadata, app_metadata, connection: _connection, email: rawEmail, ...profile } = patch;
+      const { password, user_metadata: userMetadata, app_metadata: appMetadata, connection: _connection, email: rawEmail, ...profile } = patch;
+      if (password !== undefined || profile.username !== undefined) {
+        checkCredentials(await connectionNamed(record.columns.connection), { password, username: profile.username });
+      }
       const email = rawEmail?.trim().toLowerCase();
+      const emailChanged = email !== undefined && email !== record.data.email;
       const data: UserData = {
-        ...record.data,
-        ...profile,
-        ...(email !== undefined ? { email } : {}),
-        user_metadata: mergeMetadata(record.data.user_metadata, user_metadata),
-        app_metadata: mergeMetadata(record.data.app_metadata, app_metadata),
+        ...applyProfile(record.data, { ...profile, ...(emailChanged ? { email, email_verified: patch.email_verified ?? false } : {}) }),
+        user_metadata: mergeMetadata(record.data.user_metadata, userMetadata),
+        app_metadata: mergeMetadata(record.data.app_metadata, appMetadata),
       };
       const at = deps.now().toISOString();
       const columns = {
         updated_at: at,
-        ...(email !== undefined ? { email } : {}),
-        ...(patch.username !== undefined ? { username: patch.username } : {}),
+        ...(emailChanged ? { email } : {}),
+        ...(profile.username !== undefined ? { username: profile.username } : {}),
         ...(password !== undefined ? { password_hash: await hashPassword(password) } : {}),
       };
-      await uniquely(storage, 'The user already exists.', () => storage.users.update(tenantId, userId, { data, columns }));
+      const updated = await uniquely(storage, userExists, () => storage.users.update(tenantId, userId, { data, columns }));
+      if (!updated) throw noUser();
       return view({ id: userId, columns: { connection: record.columns.connection, updated_at: at }, data, createdAt: record.createdAt });
     },
 
+    /** Removing a missing user is a no-op, as on the platform. */
     async remove(userId: string) {
-      await load(userId);
       await storage.users.remove(tenantId, userId);
     },
   };

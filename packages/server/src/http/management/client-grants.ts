@@ -2,16 +2,50 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { clientGrantsService } from '../../services/client-grants.js';
-import { ERROR_RESPONSES, PaginationQuery, listResponse, listResponseSchema, pageWindow } from './schemas.js';
+import {
+  CheckpointQuery,
+  ERROR_RESPONSES,
+  IdParams,
+  NO_CONTENT_RESPONSES,
+  PaginationQuery,
+  listResponse,
+  listResponseSchema,
+  nullable,
+  pageWindow,
+} from './schemas.js';
 
-const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 280 }), { maxItems: 500, description: 'Scopes granted.' });
+const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 280 }), { maxItems: 500, description: 'Scopes granted; each must be defined by the API.' });
 
 const ClientGrant = Type.Object(
   { id: Type.String(), client_id: Type.String(), audience: Type.String(), scope: Type.Array(Type.String()) },
   { additionalProperties: false },
 );
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'Client grant id.' }) });
+const CreateBody = Type.Object(
+  {
+    client_id: Type.String({ minLength: 1, maxLength: 100, description: 'Id of an existing client.' }),
+    audience: Type.String({ minLength: 1, maxLength: 600, description: 'Identifier of an existing resource server.' }),
+    scope: Type.Optional(Scopes),
+  },
+  { additionalProperties: false },
+);
+
+const UpdateBody = Type.Object(
+  { scope: Type.Optional(nullable(Scopes, 'The new scopes, replacing the old ones (null: none).')) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const ListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    ...CheckpointQuery,
+    audience: Type.Optional(Type.String({ description: 'Only grants for this API identifier.' })),
+    client_id: Type.Optional(Type.String({ description: 'Only grants of this client.' })),
+  },
+  { additionalProperties: false },
+);
+
+const GrantIdParams = IdParams('Client grant id.');
 
 export function clientGrantsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -21,19 +55,7 @@ export function clientGrantsRoutes(registry: Registry): FastifyPluginAsyncTypebo
       '/client-grants',
       {
         config: { scopes: ['read:client_grants'] },
-        schema: {
-          tags,
-          summary: 'List client grants',
-          querystring: Type.Object(
-            {
-              ...PaginationQuery,
-              audience: Type.Optional(Type.String({ description: 'Only grants for this API identifier.' })),
-              client_id: Type.Optional(Type.String({ description: 'Only grants of this client.' })),
-            },
-            { additionalProperties: false },
-          ),
-          response: { 200: listResponseSchema('client_grants', ClientGrant), ...ERROR_RESPONSES },
-        },
+        schema: { tags, summary: 'List client grants', querystring: ListQuery, response: { 200: listResponseSchema('client_grants', ClientGrant, { checkpoint: true }), ...ERROR_RESPONSES } },
       },
       async (request) => {
         const { audience, client_id } = request.query;
@@ -46,29 +68,26 @@ export function clientGrantsRoutes(registry: Registry): FastifyPluginAsyncTypebo
       '/client-grants',
       {
         config: { scopes: ['create:client_grants'] },
-        schema: {
-          tags,
-          summary: 'Grant a client access to an API',
-          body: Type.Object(
-            { client_id: Type.String({ minLength: 1, description: 'Client id.' }), audience: Type.String({ minLength: 1, description: 'API identifier.' }), scope: Scopes },
-            { additionalProperties: false },
-          ),
-          response: { 201: ClientGrant, ...ERROR_RESPONSES },
-        },
+        schema: { tags, summary: 'Grant a client access to an API', body: CreateBody, response: { 201: ClientGrant, ...ERROR_RESPONSES } },
       },
       async (request, reply) => reply.code(201).send(await service.create(request.body)),
+    );
+    app.get(
+      '/client-grants/:id',
+      { config: { scopes: ['read:client_grants'] }, schema: { tags, summary: 'Get a client grant', params: GrantIdParams, response: { 200: ClientGrant, ...ERROR_RESPONSES } } },
+      async (request) => service.get(request.params.id),
     );
     app.patch(
       '/client-grants/:id',
       {
         config: { scopes: ['update:client_grants'] },
-        schema: { tags, summary: 'Change the scopes of a client grant', params: IdParams, body: Type.Object({ scope: Scopes }, { additionalProperties: false }), response: { 200: ClientGrant, ...ERROR_RESPONSES } },
+        schema: { tags, summary: 'Change the scopes of a client grant', params: GrantIdParams, body: UpdateBody, response: { 200: ClientGrant, ...ERROR_RESPONSES } },
       },
       async (request) => service.update(request.params.id, request.body),
     );
     app.delete(
       '/client-grants/:id',
-      { config: { scopes: ['delete:client_grants'] }, schema: { tags, summary: 'Delete a client grant', params: IdParams, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
+      { config: { scopes: ['delete:client_grants'] }, schema: { tags, summary: 'Delete a client grant', params: GrantIdParams, response: NO_CONTENT_RESPONSES } },
       async (request, reply) => {
         await service.remove(request.params.id);
         return reply.code(204).send(null);

@@ -1,60 +1,94 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { clientsService, type ClientData } from '../../services/clients.js';
-import { ERROR_RESPONSES, PaginationQuery, listResponse, listResponseSchema, pageWindow } from './schemas.js';
+import {
+  ERROR_RESPONSES,
+  FieldsQuery,
+  IdParams,
+  NO_CONTENT_RESPONSES,
+  PaginationQuery,
+  listResponse,
+  listResponseSchema,
+  nullable,
+  pageWindow,
+} from './schemas.js';
 
 const Urls = (description: string) => Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100, description });
-const StringMap = (description: string) => Type.Record(Type.String(), Type.String({ maxLength: 255 }), { maxProperties: 10, description });
+
+const GRANT_TYPES = [
+  'authorization_code',
+  'implicit',
+  'refresh_token',
+  'client_credentials',
+  'password',
+  'http://auth0.com/oauth/grant-type/password-realm',
+  'http://auth0.com/oauth/grant-type/passwordless/otp',
+  'urn:ietf:params:oauth:grant-type:device_code',
+];
+
+/** The platform's limits on client_metadata: at most 10 keys of at most 255 characters, values likewise. */
+function metadataOf<T extends TSchema>(value: T, description: string) {
+  return Type.Record(Type.String(), value, { maxProperties: 10, propertyNames: { maxLength: 255 }, description });
+}
 
 /** Fields a caller may set, with the platform's names. */
 const writable = {
-  name: Type.String({ minLength: 1, maxLength: 255, description: 'Name of the application.' }),
-  description: Type.Optional(Type.String({ maxLength: 140, description: 'Free-text description.' })),
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^<>]+$', description: 'Name of the application (no < or >).' }),
+  description: Type.Optional(Type.String({ maxLength: 140, description: 'Free-text description (at most 140 characters).' })),
   logo_uri: Type.Optional(Type.String({ maxLength: 2048, description: 'URL of the logo.' })),
-  app_type: Type.Optional(Type.Unsafe<ClientData['app_type']>({ type: 'string', enum: ['spa', 'native', 'regular_web', 'non_interactive'], description: 'Type of application.' })),
+  app_type: Type.Optional(Type.Unsafe<ClientData['app_type']>({ type: 'string', enum: ['spa', 'native', 'regular_web', 'non_interactive'], description: 'Type of application: spa, native, regular_web or non_interactive.' })),
   callbacks: Type.Optional(Urls('Allowed callback URLs (exact match).')),
   allowed_logout_urls: Type.Optional(Urls('URLs allowed as returnTo after logout.')),
-  web_origins: Type.Optional(Urls('Origins allowed for web message and cross-origin calls.')),
+  web_origins: Type.Optional(Urls('Origins allowed for web message and cross-origin authentication.')),
   allowed_origins: Type.Optional(Urls('Origins allowed to make CORS requests.')),
-  grant_types: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20, description: 'Grant types the client may use.' })),
+  grant_types: Type.Optional(Type.Array(Type.Unsafe<string>({ type: 'string', enum: GRANT_TYPES }), { maxItems: 20, uniqueItems: true, description: `Grant types the client may use: ${GRANT_TYPES.join(', ')}.` })),
   token_endpoint_auth_method: Type.Optional(
-    Type.Unsafe<ClientData['token_endpoint_auth_method']>({ type: 'string', enum: ['none', 'client_secret_post', 'client_secret_basic'], description: 'How the client authenticates at the token endpoint.' }),
+    Type.Unsafe<ClientData['token_endpoint_auth_method']>({ type: 'string', enum: ['none', 'client_secret_post', 'client_secret_basic'], description: 'How the client authenticates at the token endpoint: none (public), client_secret_post or client_secret_basic.' }),
   ),
   jwt_configuration: Type.Optional(
     Type.Object(
       {
-        alg: Type.Optional(Type.Unsafe<'RS256' | 'HS256'>({ type: 'string', enum: ['RS256', 'HS256'], description: 'ID token signing algorithm.' })),
-        lifetime_in_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 2592000, description: 'ID token lifetime.' })),
+        alg: Type.Optional(Type.Unsafe<'RS256' | 'HS256'>({ type: 'string', enum: ['RS256', 'HS256'], description: 'ID token signing algorithm: RS256 (default) or HS256.' })),
+        lifetime_in_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 2592000, description: 'ID token lifetime in seconds.' })),
       },
-      { additionalProperties: false },
+      { additionalProperties: false, description: 'ID token settings.' },
     ),
   ),
   cross_origin_authentication: Type.Optional(Type.Boolean({ description: 'Whether cross-origin login (/co/authenticate) is allowed.' })),
   is_first_party: Type.Optional(Type.Boolean({ description: 'Whether the application is first party.' })),
-  oidc_conformant: Type.Optional(Type.Boolean({ description: 'OIDC conformant.' })),
+  oidc_conformant: Type.Optional(Type.Boolean({ description: 'Whether the application follows strict OIDC conformance.' })),
   sso_disabled: Type.Optional(Type.Boolean({ description: 'Disable single sign-on.' })),
-  client_metadata: Type.Optional(StringMap('Up to 10 string key/value pairs.')),
+  client_metadata: Type.Optional(metadataOf(Type.String({ maxLength: 255 }), 'Up to 10 string key/value pairs.')),
 };
 
 const CreateBody = Type.Object(writable, { additionalProperties: false });
-const { name: _name, ...optional } = writable;
-const UpdateBody = Type.Object({ ...optional, name: Type.Optional(writable.name) }, { additionalProperties: false, minProperties: 1 });
+const { name: _name, client_metadata: _metadata, ...optional } = writable;
+const UpdateBody = Type.Object(
+  {
+    ...optional,
+    name: Type.Optional(writable.name),
+    client_metadata: Type.Optional(metadataOf(nullable(Type.String({ maxLength: 255 })), 'Merged into the current client_metadata; a null value removes its key.')),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
 
 const Client = Type.Object(
   {
     client_id: Type.String(),
     tenant: Type.String(),
     global: Type.Boolean(),
-    client_secret: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String({ description: 'Only in the answer of a create or rotate-secret.' })),
     ...optional,
     name: Type.String(),
-    client_metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+    client_metadata: Type.Record(Type.String(), Type.String()),
   },
   { additionalProperties: false },
 );
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'Client id.' }) });
+const ClientIdParams = IdParams('Client id.');
+const ListQuery = Type.Object({ ...PaginationQuery, ...FieldsQuery }, { additionalProperties: false });
+const ReadQuery = Type.Object(FieldsQuery, { additionalProperties: false });
 
 export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -62,10 +96,7 @@ export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     const tags = ['clients'];
     app.get(
       '/clients',
-      {
-        config: { scopes: ['read:clients'] },
-        schema: { tags, summary: 'List clients', querystring: Type.Object(PaginationQuery, { additionalProperties: false }), response: { 200: listResponseSchema('clients', Client), ...ERROR_RESPONSES } },
-      },
+      { config: { scopes: ['read:clients'] }, schema: { tags, summary: 'List clients', querystring: ListQuery, response: { 200: listResponseSchema('clients', Client), ...ERROR_RESPONSES } } },
       async (request) => {
         const window = pageWindow(request.query);
         const { items, total } = await service.list(window);
@@ -74,22 +105,25 @@ export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     );
     app.post(
       '/clients',
-      { config: { scopes: ['create:clients'] }, schema: { tags, summary: 'Create a client', body: CreateBody, response: { 201: Client, ...ERROR_RESPONSES } } },
+      {
+        config: { scopes: ['create:clients'] },
+        schema: { tags, summary: 'Create a client (a confidential one gets its secret in this answer only)', body: CreateBody, response: { 201: Client, ...ERROR_RESPONSES } },
+      },
       async (request, reply) => reply.code(201).send(await service.create(request.body)),
     );
     app.get(
       '/clients/:id',
-      { config: { scopes: ['read:clients'] }, schema: { tags, summary: 'Get a client', params: IdParams, response: { 200: Client, ...ERROR_RESPONSES } } },
+      { config: { scopes: ['read:clients'] }, schema: { tags, summary: 'Get a client', params: ClientIdParams, querystring: ReadQuery, response: { 200: Client, ...ERROR_RESPONSES } } },
       async (request) => service.get(request.params.id),
     );
     app.patch(
       '/clients/:id',
-      { config: { scopes: ['update:clients'] }, schema: { tags, summary: 'Update a client', params: IdParams, body: UpdateBody, response: { 200: Client, ...ERROR_RESPONSES } } },
+      { config: { scopes: ['update:clients'] }, schema: { tags, summary: 'Update a client', params: ClientIdParams, body: UpdateBody, response: { 200: Client, ...ERROR_RESPONSES } } },
       async (request) => service.update(request.params.id, request.body),
     );
     app.delete(
       '/clients/:id',
-      { config: { scopes: ['delete:clients'] }, schema: { tags, summary: 'Delete a client and its grants', params: IdParams, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
+      { config: { scopes: ['delete:clients'] }, schema: { tags, summary: 'Delete a client and its grants', params: ClientIdParams, response: NO_CONTENT_RESPONSES } },
       async (request, reply) => {
         await service.remove(request.params.id);
         return reply.code(204).send(null);
@@ -97,7 +131,7 @@ export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     );
     app.post(
       '/clients/:id/rotate-secret',
-      { config: { scopes: ['update:client_keys'] }, schema: { tags, summary: 'Rotate the client secret (shown once)', params: IdParams, response: { 200: Client, ...ERROR_RESPONSES } } },
+      { config: { scopes: ['update:client_keys'] }, schema: { tags, summary: 'Rotate the client secret (shown in this answer only)', params: ClientIdParams, response: { 200: Client, ...ERROR_RESPONSES } } },
       async (request) => service.rotateSecret(request.params.id),
     );
   };

@@ -2,25 +2,49 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { STRATEGIES, connectionsService, type Strategy } from '../../services/connections.js';
-import { ERROR_RESPONSES, PaginationQuery, listResponse, listResponseSchema, pageWindow } from './schemas.js';
+import {
+  CheckpointQuery,
+  ERROR_RESPONSES,
+  FieldsQuery,
+  IdParams,
+  NO_CONTENT_RESPONSES,
+  PaginationQuery,
+  listResponse,
+  listResponseSchema,
+  nullable,
+  pageWindow,
+} from './schemas.js';
 
 const StrategyEnum = Type.Unsafe<Strategy>({ type: 'string', enum: [...STRATEGIES], description: `Connection strategy: ${STRATEGIES.join(', ')}.` });
 
+const Options = Type.Object({}, { additionalProperties: true, description: 'Strategy-specific options (e.g. requires_username); a PATCH replaces them whole.' });
+const EnabledClients = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 1000, description: 'Ids of the clients that may use this connection.' });
+
 const changeable = {
   display_name: Type.Optional(Type.String({ maxLength: 128, description: 'Name shown on login pages.' })),
-  enabled_clients: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 1000, description: 'Ids of the clients that may use this connection.' })),
-  options: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Strategy-specific options (e.g. requires_username, passwordPolicy).' })),
-  is_domain_connection: Type.Optional(Type.Boolean({ description: 'Whether the connection is a domain-level connection.' })),
-  realms: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 10, description: 'Realms the connection answers to.' })),
+  is_domain_connection: Type.Optional(Type.Boolean({ description: 'Whether third-party applications may use the connection.' })),
+  show_as_button: Type.Optional(Type.Boolean({ description: 'Whether the login page shows a button for the connection.' })),
+  realms: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 10, description: 'Realms the connection answers to; defaults to its name.' })),
+  metadata: Type.Optional(
+    Type.Record(Type.String(), Type.String({ maxLength: 255 }), { maxProperties: 10, propertyNames: { maxLength: 255 }, description: 'Up to 10 string key/value pairs.' }),
+  ),
 };
 
 const CreateBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$', description: 'Unique name: letters, digits and inner dashes.' }),
     strategy: StrategyEnum,
+    options: Type.Optional(Options),
+    enabled_clients: Type.Optional(EnabledClients),
     ...changeable,
   },
   { additionalProperties: false },
+);
+
+// No name or strategy: both are fixed at creation, so sending them is an unknown property (400).
+const UpdateBody = Type.Object(
+  { options: Type.Optional(nullable(Options)), enabled_clients: Type.Optional(nullable(EnabledClients)), ...changeable },
+  { additionalProperties: false, minProperties: 1 },
 );
 
 const Connection = Type.Object(
@@ -32,12 +56,26 @@ const Connection = Type.Object(
     enabled_clients: Type.Array(Type.String()),
     options: Type.Object({}, { additionalProperties: true }),
     is_domain_connection: Type.Boolean(),
+    show_as_button: Type.Boolean(),
     realms: Type.Array(Type.String()),
+    metadata: Type.Record(Type.String(), Type.String()),
   },
   { additionalProperties: false },
 );
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'Connection id.' }) });
+const ListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    ...CheckpointQuery,
+    ...FieldsQuery,
+    // The SDK repeats `strategy` for several; a single value is coerced to a one-item list.
+    strategy: Type.Optional(Type.Array(StrategyEnum, { minItems: 1, maxItems: STRATEGIES.length, description: 'Only connections of these strategies (repeatable).' })),
+    name: Type.Optional(Type.String({ description: 'Only the connection with this name.' })),
+  },
+  { additionalProperties: false },
+);
+
+const ConnectionIdParams = IdParams('Connection id.');
 
 export function connectionsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -47,15 +85,7 @@ export function connectionsRoutes(registry: Registry): FastifyPluginAsyncTypebox
       '/connections',
       {
         config: { scopes: ['read:connections'] },
-        schema: {
-          tags,
-          summary: 'List connections',
-          querystring: Type.Object(
-            { ...PaginationQuery, strategy: Type.Optional(StrategyEnum), name: Type.Optional(Type.String({ description: 'Only the connection with this name.' })) },
-            { additionalProperties: false },
-          ),
-          response: { 200: listResponseSchema('connections', Connection), ...ERROR_RESPONSES },
-        },
+        schema: { tags, summary: 'List connections', querystring: ListQuery, response: { 200: listResponseSchema('connections', Connection, { checkpoint: true }), ...ERROR_RESPONSES } },
       },
       async (request) => {
         const { strategy, name } = request.query;
@@ -71,20 +101,20 @@ export function connectionsRoutes(registry: Registry): FastifyPluginAsyncTypebox
     );
     app.get(
       '/connections/:id',
-      { config: { scopes: ['read:connections'] }, schema: { tags, summary: 'Get a connection', params: IdParams, response: { 200: Connection, ...ERROR_RESPONSES } } },
+      {
+        config: { scopes: ['read:connections'] },
+        schema: { tags, summary: 'Get a connection', params: ConnectionIdParams, querystring: Type.Object(FieldsQuery, { additionalProperties: false }), response: { 200: Connection, ...ERROR_RESPONSES } },
+      },
       async (request) => service.get(request.params.id),
     );
     app.patch(
       '/connections/:id',
-      {
-        config: { scopes: ['update:connections'] },
-        schema: { tags, summary: 'Update a connection', params: IdParams, body: Type.Object(changeable, { additionalProperties: false, minProperties: 1 }), response: { 200: Connection, ...ERROR_RESPONSES } },
-      },
+      { config: { scopes: ['update:connections'] }, schema: { tags, summary: 'Update a connection', params: ConnectionIdParams, body: UpdateBody, response: { 200: Connection, ...ERROR_RESPONSES } } },
       async (request) => service.update(request.params.id, request.body),
     );
     app.delete(
       '/connections/:id',
-      { config: { scopes: ['delete:connections'] }, schema: { tags, summary: 'Delete a connection and its users', params: IdParams, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
+      { config: { scopes: ['delete:connections'] }, schema: { tags, summary: 'Delete a connection and its users', params: ConnectionIdParams, response: NO_CONTENT_RESPONSES } },
       async (request, reply) => {
         await service.remove(request.params.id);
         return reply.code(204).send(null);

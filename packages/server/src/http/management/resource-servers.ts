@@ -2,25 +2,30 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { resourceServersService } from '../../services/resource-servers.js';
-import { ERROR_RESPONSES, PaginationQuery, listResponse, listResponseSchema, pageWindow } from './schemas.js';
+import { ERROR_RESPONSES, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponse, listResponseSchema, pageWindow } from './schemas.js';
 
 const Scope = Type.Object(
-  { value: Type.String({ minLength: 1, maxLength: 280, pattern: '^[^\\s]+$', description: 'Scope name (no spaces).' }), description: Type.Optional(Type.String({ maxLength: 500 })) },
+  {
+    value: Type.String({ minLength: 1, maxLength: 280, pattern: '^[^\\s]+$', description: 'Scope name (no spaces).' }),
+    description: Type.Optional(Type.String({ maxLength: 500, description: 'What the scope allows.' })),
+  },
   { additionalProperties: false },
 );
 
 const changeable = {
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Friendly name.' })),
-  scopes: Type.Optional(Type.Array(Scope, { maxItems: 500, description: 'Scopes the API defines.' })),
-  token_lifetime: Type.Optional(Type.Integer({ minimum: 60, maximum: 2592000, description: 'Access token lifetime in seconds.' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[^<>]+$', description: 'Friendly name (no < or >).' })),
+  scopes: Type.Optional(Type.Array(Scope, { maxItems: 500, description: 'Scopes the API defines: [{value, description}].' })),
+  signing_alg: Type.Optional(Type.Literal('RS256', { description: 'Access token signing algorithm: RS256.' })),
+  token_lifetime: Type.Optional(Type.Integer({ minimum: 60, maximum: 2592000, description: 'Access token lifetime in seconds (60 to 2592000).' })),
   allow_offline_access: Type.Optional(Type.Boolean({ description: 'Whether refresh tokens may be issued for this API.' })),
   skip_consent_for_verifiable_first_party_clients: Type.Optional(Type.Boolean({ description: 'Skip consent for first-party clients.' })),
 };
 
 const CreateBody = Type.Object(
-  { identifier: Type.String({ minLength: 1, maxLength: 600, description: 'Unique identifier: the audience of its tokens.' }), ...changeable, signing_alg: Type.Optional(Type.Literal('RS256')) },
+  { identifier: Type.String({ minLength: 1, maxLength: 600, description: 'Unique identifier, the audience of its tokens; it cannot be changed later.' }), ...changeable },
   { additionalProperties: false },
 );
+// No `identifier`: the platform fixes it at creation, so sending one is an unknown property (400).
 const UpdateBody = Type.Object(changeable, { additionalProperties: false, minProperties: 1 });
 
 const ResourceServer = Type.Object(
@@ -38,7 +43,18 @@ const ResourceServer = Type.Object(
   { additionalProperties: false },
 );
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 600, description: 'Resource server id or identifier.' }) });
+const ResourceServerParams = IdParams('Resource server id, or its URL-encoded identifier.', 600);
+
+const ListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    identifiers: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 600 }), { minItems: 1, maxItems: 10, description: 'Only these identifiers (repeat the parameter, at most 10).' }),
+    ),
+    include_fields: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility; every field is returned.' })),
+  },
+  { additionalProperties: false },
+);
 
 export function resourceServersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -48,11 +64,12 @@ export function resourceServersRoutes(registry: Registry): FastifyPluginAsyncTyp
       '/resource-servers',
       {
         config: { scopes: ['read:resource_servers'] },
-        schema: { tags, summary: 'List resource servers', querystring: Type.Object(PaginationQuery, { additionalProperties: false }), response: { 200: listResponseSchema('resource_servers', ResourceServer), ...ERROR_RESPONSES } },
+        schema: { tags, summary: 'List resource servers', querystring: ListQuery, response: { 200: listResponseSchema('resource_servers', ResourceServer), ...ERROR_RESPONSES } },
       },
       async (request) => {
         const window = pageWindow(request.query);
-        const { items, total } = await service.list(window);
+        const { identifiers } = request.query;
+        const { items, total } = await service.list(window, identifiers ? { identifiers } : {});
         return listResponse('resource_servers', items, window, total, request.query.include_totals);
       },
     );
@@ -63,17 +80,32 @@ export function resourceServersRoutes(registry: Registry): FastifyPluginAsyncTyp
     );
     app.get(
       '/resource-servers/:id',
-      { config: { scopes: ['read:resource_servers'] }, schema: { tags, summary: 'Get a resource server', params: IdParams, response: { 200: ResourceServer, ...ERROR_RESPONSES } } },
+      {
+        config: { scopes: ['read:resource_servers'] },
+        schema: {
+          tags,
+          summary: 'Get a resource server',
+          params: ResourceServerParams,
+          querystring: Type.Object({ include_fields: ListQuery.properties.include_fields }, { additionalProperties: false }),
+          response: { 200: ResourceServer, ...ERROR_RESPONSES },
+        },
+      },
       async (request) => service.get(request.params.id),
     );
     app.patch(
       '/resource-servers/:id',
-      { config: { scopes: ['update:resource_servers'] }, schema: { tags, summary: 'Update a resource server', params: IdParams, body: UpdateBody, response: { 200: ResourceServer, ...ERROR_RESPONSES } } },
+      {
+        config: { scopes: ['update:resource_servers'] },
+        schema: { tags, summary: 'Update a resource server (the system API keeps its name and scopes)', params: ResourceServerParams, body: UpdateBody, response: { 200: ResourceServer, ...ERROR_RESPONSES } },
+      },
       async (request) => service.update(request.params.id, request.body),
     );
     app.delete(
       '/resource-servers/:id',
-      { config: { scopes: ['delete:resource_servers'] }, schema: { tags, summary: 'Delete a resource server and its grants', params: IdParams, response: { 204: Type.Null(), ...ERROR_RESPONSES } } },
+      {
+        config: { scopes: ['delete:resource_servers'] },
+        schema: { tags, summary: 'Delete a resource server and its grants (not the system API)', params: ResourceServerParams, response: NO_CONTENT_RESPONSES },
+      },
       async (request, reply) => {
         await service.remove(request.params.id);
         return reply.code(204).send(null);

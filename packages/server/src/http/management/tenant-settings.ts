@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { tenantSettingsService } from '../../services/tenant-settings.js';
-import { ERROR_RESPONSES } from './schemas.js';
+import { ERROR_RESPONSES, FieldsQuery } from './schemas.js';
 
 const fields = {
   friendly_name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Name shown to users.' })),
@@ -13,6 +13,7 @@ const fields = {
   flags: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9_]+$' }), Type.Boolean(), { description: 'Feature flags (merged), e.g. enable_advanced_customizations.' })),
 };
 
+// Only `settings` of the tenant document is ever shown: additionalProperties false keeps anything else out.
 const Settings = Type.Object({ ...fields }, { additionalProperties: false });
 
 export function tenantSettingsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
@@ -21,14 +22,17 @@ export function tenantSettingsRoutes(registry: Registry): FastifyPluginAsyncType
     const tags = ['tenants'];
     app.get(
       '/tenants/settings',
-      { config: { scopes: ['read:tenant_settings'] }, schema: { tags, summary: 'Get tenant settings', response: { 200: Settings, ...ERROR_RESPONSES } } },
+      {
+        config: { scopes: ['read:tenant_settings'] },
+        schema: { tags, summary: 'Get tenant settings', querystring: Type.Object(FieldsQuery, { additionalProperties: false }), response: { 200: Settings, ...ERROR_RESPONSES } },
+      },
       async () => service.get(),
     );
     app.patch(
       '/tenants/settings',
       {
         config: { scopes: ['update:tenant_settings'] },
-        schema: { tags, summary: 'Update tenant settings', body: Type.Object(fields, { additionalProperties: false }), response: { 200: Settings, ...ERROR_RESPONSES } },
+        schema: { tags, summary: 'Update tenant settings (fields replace, flags merge)', body: Type.Object(fields, { additionalProperties: false }), response: { 200: Settings, ...ERROR_RESPONSES } },
       },
       async (request) => service.update(request.body),
     );
