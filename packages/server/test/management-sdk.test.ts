@@ -86,6 +86,56 @@ describe('official Management SDK (npm auth0) against Latchkey over HTTPS', () =
     expect(client).toMatchObject({ name: 'From the SDK', app_type: 'spa', token_endpoint_auth_method: 'none' });
   });
 
+  it('manages resource servers, client grants, connections and users, paging through every list', async () => {
+    const collect = async <T>(page: AsyncIterable<T>) => {
+      const items: T[] = [];
+      for await (const item of page) items.push(item);
+      return items;
+    };
+    const identifier = 'https://sdk.example/';
+    const api = await management.resourceServers.create({ identifier, scopes: [{ value: 'read:things' }, { value: 'write:things' }] });
+    expect(api).toMatchObject({ identifier, is_system: false, token_lifetime: 86400 });
+    expect(await management.resourceServers.update(String(api.id), { token_lifetime: 600 })).toMatchObject({ token_lifetime: 600 });
+    const conflict = await rejection(management.resourceServers.create({ identifier }));
+    expect(conflict.constructor.name).toBe('ConflictError');
+
+    const client = await management.clients.create({ name: 'SDK machine', app_type: 'non_interactive' });
+    expect(client.client_secret).toEqual(expect.any(String));
+    const clientId = String(client.client_id);
+    expect(await management.clients.get(clientId)).not.toHaveProperty('client_secret');
+    expect((await management.clients.rotateSecret(clientId)).client_secret).not.toBe(client.client_secret);
+    const grant = await management.clientGrants.create({ client_id: clientId, audience: identifier, scope: ['read:things'] });
+    expect(await management.clientGrants.update(String(grant.id), { scope: ['write:things'] })).toMatchObject({ scope: ['write:things'] });
+    expect(await management.clientGrants.get(String(grant.id))).toMatchObject({ client_id: clientId, audience: identifier, scope: ['write:things'] });
+
+    for (const name of ['sdk-email-1', 'sdk-email-2', 'sdk-email-3']) await management.connections.create({ name, strategy: 'email', enabled_clients: [clientId] });
+    const connections = await collect(await management.connections.list({ take: 2 }));
+    expect(connections.map((connection) => connection.name)).toEqual(['Username-Password-Authentication', 'sdk-email-1', 'sdk-email-2', 'sdk-email-3']);
+    const emailOnly = await collect(await management.connections.list({ strategy: ['email'] }));
+    expect(emailOnly.map((connection) => connection.name)).toEqual(['sdk-email-1', 'sdk-email-2', 'sdk-email-3']);
+    const grants = await collect(await management.clientGrants.list({ take: 1 }));
+    expect(grants.map((item) => item.id)).toContain(grant.id);
+    expect((await collect(await management.clientGrants.list({ client_id: clientId }))).map((item) => item.id)).toEqual([grant.id]);
+    const clients = await collect(await management.clients.list({ per_page: 2 }));
+    expect(clients.map((item) => item.client_id)).toEqual(expect.arrayContaining([ADMIN_CLIENT_ID, clientId]));
+    const apis = await collect(await management.resourceServers.list({ per_page: 1 }));
+    expect(apis.map((item) => item.identifier)).toEqual([server.audience, identifier]);
+
+    const user = await management.users.create({ connection: 'Username-Password-Authentication', email: 'Paging@Example.com', password: 'a long sdk passphrase' });
+    expect((await management.users.listUsersByEmail({ email: 'paging@EXAMPLE.com' })).map((item) => item.user_id)).toEqual([user.user_id]);
+    const users = await collect(await management.users.list({ per_page: 1, q: 'email:"paging@example.com"', search_engine: 'v3' }));
+    expect(users.map((item) => item.user_id)).toContain(user.user_id);
+    await management.users.delete(String(user.user_id));
+    expect((await rejection(management.users.get(String(user.user_id)))).constructor.name).toBe('NotFoundError');
+
+    await management.clientGrants.delete(String(grant.id));
+    await management.clients.delete(clientId);
+    await management.resourceServers.delete(String(api.id));
+    const [kept] = await collect(await management.connections.list({ name: 'sdk-email-1' }));
+    expect((await management.connections.get(String(kept?.id))).enabled_clients).toEqual([]);
+    expect(await management.tenants.settings.get()).toMatchObject({ subscription: 'paid', flags: { enable_advanced_customizations: true } });
+  });
+
   it('surfaces 400, 401, 402, 403 and 404 as the SDK’s error classes', async () => {
     const ManagementApi = await import('auth0');
     const badRequest = await rejection(management.prompts.rendering.list({ per_page: 101 }));

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_CLIENT_ID, startTestServer, type TestServer } from './support/harness.js';
+import { managementApi, type ManagementApi } from './support/management-api.js';
+import { DIALECTS } from './support/services.js';
+
+describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
+  let server: TestServer;
+  let api: ManagementApi;
+  beforeAll(async () => {
+    server = await startTestServer({ dialect, listen: true });
+    api = managementApi(server);
+  });
+  afterAll(async () => server?.close());
+
+  it('creates over the socket with the platform defaults; names are unique (409)', async () => {
+    const socket = managementApi(server, 'socket');
+    const created = await socket('POST', '/connections', { name: 'Username-Password-Authentication', strategy: 'auth0', options: { requires_username: true } });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.stringMatching(/^con_[A-Za-z0-9]{16}$/),
+      name: 'Username-Password-Authentication',
+      strategy: 'auth0',
+      options: { requires_username: true },
+      enabled_clients: [],
+      is_domain_connection: false,
+      show_as_button: false,
+      realms: ['Username-Password-Authentication'],
+      metadata: {},
+    });
+    expect((await socket('GET', `/connections/${String(created.body.id)}`)).body).toEqual(created.body);
+    expect(await socket('POST', '/connections', { name: 'Username-Password-Authentication', strategy: 'email' })).toMatchObject({
+      status: 409,
+      body: { statusCode: 409, error: 'Conflict', errorCode: 'conflict', message: 'A connection with the same name already exists' },
+    });
+  });
+
+  it('accepts exactly the strategies auth0, email, sms, samlp and oidc', async () => {
+    for (const strategy of ['auth0', 'email', 'sms', 'samlp', 'oidc']) {
+      const created = await api('POST', '/connections', { name: `s-${strategy}`, strategy, display_name: strategy.toUpperCase(), enabled_clients: [ADMIN_CLIENT_ID, ADMIN_CLIENT_ID] });
+      expect(created).toMatchObject({ status: 201, body: { strategy, display_name: strategy.toUpperCase(), enabled_clients: [ADMIN_CLIENT_ID] } });
+    }
+    for (const strategy of ['ad', 'google-oauth2', 'waad']) {
+      expect(await api('POST', '/connections', { name: `s-${strategy}`, strategy })).toMatchObject({
+        status: 400,
+        body: {
+          errorCode: 'invalid_body',
+          message: `Payload validation error: 'No enum match for: "${strategy}"' on property strategy (Connection strategy: auth0, email, sms, samlp, oidc.).`,
+        },
+      });
+    }
+  });
+
+  it('updates partially: options and enabled_clients are replaced whole; name and strategy are fixed', async () => {
+    const created = await api('POST', '/connections', { name: 'patchable', strategy: 'auth0', options: { requires_username: true, brute_force_protection: true }, metadata: { a: '1' } });
+    const id = String(created.body.id);
+    const updated = await api('PATCH', `/connections/${id}`, { options: { disable_signup: true }, enabled_clients: [ADMIN_CLIENT_ID], show_as_button: true });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ id, name: 'patchable', strategy: 'auth0', options: { disable_signup: true }, enabled_clients: [ADMIN_CLIENT_ID], show_as_button: true, metadata: { a: '1' } });
+    expect(updated.body.options).not.toHaveProperty('requires_username');
+    const reset = await api('PATCH', `/connections/${id}`, { options: null, enabled_clients: null });
+    expect(reset.body.options).toEqual({});
+    expect(reset.body.enabled_clients).toEqual([]);
+    expect((await api('PATCH', `/connections/${id}`, { realms: [] })).body).toMatchObject({ realms: ['patchable'] });
+
+    for (const field of [{ name: 'renamed' }, { strategy: 'sms' }]) {
+      const rejected = await api('PATCH', `/connections/${id}`, field);
+      expect(rejected).toMatchObject({ status: 400, body: { errorCode: 'invalid_body' } });
+      expect(String(rejected.body.message)).toContain(`Additional properties not allowed: ${Object.keys(field)[0]}`);
+    }
+    expect((await api('GET', `/connections/${id}`)).body).toMatchObject({ name: 'patchable', strategy: 'auth0' });
+  });
+
+  it('404 for an unknown connection on GET and PATCH', async () => {
+    const missing = { status: 404, body: { statusCode: 404, errorCode: 'inexistent_connection', message: 'The connection does not exist' } };
+    expect(await api('GET', '/connections/con_missing')).toMatchObject(missing);
+    expect(await api('PATCH', '/connections/con_missing', { display_name: 'x' })).toMatchObject(missing);
+  });
+
+  it('deletes with 204 together with its users; deleting again is still 204', async () => {
+    const created = await api('POST', '/connections', { name: 'doomed', strategy: 'auth0' });
+    const kept = await api('POST', '/connections', { name: 'kept', strategy: 'auth0' });
+    const user = await api('POST', '/users', { connection: 'doomed', email: 'gone@example.com', password: 'a long passphrase' });
+    const other = await api('POST', '/users', { connection: 'kept', email: 'gone@example.com', password: 'a long passphrase' });
+    expect([user.status, other.status, kept.status]).toEqual([201, 201, 201]);
+    expect(await api('DELETE', `/connections/${String(created.body.id)}`)).toMatchObject({ status: 204, body: undefined });
+    expect((await api('GET', `/connections/${String(created.body.id)}`)).status).toBe(404);
+    expect((await api('GET', `/users/${encodeURIComponent(String(user.body.user_id))}`)).status).toBe(404);
+    expect((await api('GET', `/users/${encodeURIComponent(String(other.body.user_id))}`)).status).toBe(200);
+    expect((await api('DELETE', `/connections/${String(created.body.id)}`)).status).toBe(204);
+  });
+
+  it('lists by strategy (repeatable) and name, with offset or checkpoint pagination', async () => {
+    for (const strategy of ['email', 'sms', 'auth0', 'oidc']) {
+      for (const n of [1, 2]) expect((await api('POST', '/connections', { name: `list-${strategy}-${n}`, strategy })).status).toBe(201);
+    }
+    // Only this test's connections (other tests add their own).
+    const names = (body: { name?: unknown }[]) => body.map((connection) => String(connection.name)).filter((name) => name.startsWith('list-')).sort();
+    expect(names((await api('GET', '/connections?strategy=sms')).body)).toEqual(['list-sms-1', 'list-sms-2']);
+    expect(names((await api('GET', '/connections?strategy=sms&strategy=email')).body)).toEqual(['list-email-1', 'list-email-2', 'list-sms-1', 'list-sms-2']);
+    expect(names((await api('GET', '/connections?name=list-email-2')).body)).toEqual(['list-email-2']);
+    expect((await api('GET', '/connections?name=nothing')).body).toEqual([]);
+    expect(await api('GET', '/connections?strategy=ad')).toMatchObject({ status: 400, body: { errorCode: 'invalid_query_string' } });
+
+    const all = await api('GET', '/connections?include_totals=true&per_page=100&fields=name');
+    const total = Number(all.body.total);
+    expect((all.body.connections as unknown[]).length).toBe(total);
+    const ids = (all.body.connections as { id: string }[]).map((connection) => connection.id);
+    expect((await api('GET', '/connections?per_page=3&page=1')).body.map((connection) => connection.id)).toEqual(ids.slice(3, 6));
+
+    const first = await api('GET', '/connections?include_totals=true&take=4');
+    expect((first.body.connections as { id: string }[]).map((connection) => connection.id)).toEqual(ids.slice(0, 4));
+    const second = await api('GET', `/connections?take=4&from=${String(first.body.next)}`);
+    expect((second.body.connections as { id: string }[]).map((connection) => connection.id)).toEqual(ids.slice(4, 8));
+    const last = await api('GET', `/connections?take=100&from=${String(first.body.next)}`);
+    expect(last.body).not.toHaveProperty('next');
+    expect((last.body.connections as unknown[]).length).toBe(total - 4);
+  });
+
+  it.each([
+    [{ strategy: 'auth0' }, `Payload validation error: 'Missing required property: name' on property name (Unique name: letters, digits and inner dashes.).`],
+    [{ name: 'bad name', strategy: 'auth0' }, `Payload validation error: 'String does not match the required format: "bad name"' on property name (Unique name: letters, digits and inner dashes.).`],
+    [{ name: '-edge', strategy: 'auth0' }, `Payload validation error: 'String does not match the required format: "-edge"'`],
+    [{ name: 'x', strategy: 'auth0', options: 'strict' }, `Payload validation error: 'Expected type object but found type string' on property options`],
+    [{ name: 'x', strategy: 'auth0', enabled_clients: 'all' }, `Payload validation error: 'Expected type array but found type string' on property enabled_clients`],
+    [{ name: 'x', strategy: 'auth0', id: 'con_chosen' }, `Payload validation error: 'Additional properties not allowed: id'`],
+  ])('400 invalid_body for %j', async (body, message) => {
+    const response = await api('POST', '/connections', body);
+    expect(response).toMatchObject({ status: 400, body: { errorCode: 'invalid_body' } });
+    expect(String(response.body.message).startsWith(message)).toBe(true);
+  });
+
+  it.each([
+    ['GET', '/connections', undefined, 'read:connections'],
+    ['GET', '/connections/con_x', undefined, 'read:connections'],
+    ['POST', '/connections', { name: 'scoped', strategy: 'email' }, 'create:connections'],
+    ['PATCH', '/connections/con_x', { display_name: 'x' }, 'update:connections'],
+    ['DELETE', '/connections/con_x', undefined, 'delete:connections'],
+  ])('403 for %s %s without %s', async (method, path, body, scope) => {
+    expect(await api(method, path, body, await server.token('read:users'))).toMatchObject({ status: 403, body: { errorCode: 'insufficient_scope', message: `Insufficient scope, expected any of: ${scope}` } });
+    expect((await api(method, path, body, await server.token(scope))).status).not.toBe(403);
+  });
+});
