@@ -1,16 +1,10 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { PROMPT_SCREENS } from '../../services/rendering/catalogue.js';
 import { renderingConfigs } from '../../services/rendering/configs.js';
 import { CONTEXT_CONFIGURATION_PATTERN } from '../../services/rendering/context-configuration.js';
-import { ERROR_RESPONSES, PaginationQuery, listResponse, listResponseSchema, pageWindow } from './schemas.js';
-
-/** `schema` or null, written as a JSON-Schema type list so a bad value gets one plain error, not one per branch. */
-function nullable<T extends TSchema>(schema: T) {
-  const type = (schema as { type?: string }).type;
-  return Type.Unsafe<T['static'] | null>({ ...schema, type: [type, 'null'] });
-}
+import { ERROR_RESPONSES, PaginationQuery, listResponse, listResponseSchema, nullable, pageWindow } from './schemas.js';
 
 const RenderingMode = Type.Unsafe<'advanced' | 'standard'>({
   type: 'string',
