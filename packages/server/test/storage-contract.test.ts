@@ -230,6 +230,17 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       expect((await repo().list(tenantB, { offset: 0, limit: 50 })).total).toBe(1);
     });
 
+    it('lists by a set of values per column: any of them matches, an empty set matches nothing', async () => {
+      const [column, value] = Object.entries(spec.columns(1)).find(([, candidate]) => candidate !== null) ?? [];
+      const other = spec.columns(3)[String(column)];
+      const some = await repo().list(tenantA, { offset: 0, limit: 50 }, { [String(column)]: [value, other, 'no-such-value'] });
+      expect(ids(some.items).sort()).toEqual([`${spec.table}-1`, `${spec.table}-3`]);
+      expect(some.total).toBe(2);
+      expect(await repo().list(tenantA, { offset: 0, limit: 50 }, { [String(column)]: [] })).toEqual({ items: [], total: 0 });
+      const window = await repo().list(tenantA, { offset: 0, limit: 1 }, { [String(column)]: [value, other] });
+      expect(window).toEqual({ items: [created[0]], total: 2 });
+    });
+
     it('orders records created at the same instant by id', async () => {
       const at = tick();
       await repo().insert(tenantB, { ...record(8, at), id: `${spec.table}-same-b`, columns: spec.columns(8) });
