@@ -231,13 +231,13 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
     });
 
     it('lists by a set of values per column: any of them matches, an empty set matches nothing', async () => {
-      const [column, value] = Object.entries(spec.columns(1)).find(([, candidate]) => candidate !== null) ?? [];
-      const other = spec.columns(3)[String(column)];
-      const some = await repo().list(tenantA, { offset: 0, limit: 50 }, { [String(column)]: [value, other, 'no-such-value'] });
+      const column = String(Object.keys(spec.columns(1)).find((name) => spec.columns(1)[name] !== null));
+      const values = [spec.columns(1)[column] ?? null, spec.columns(3)[column] ?? null];
+      const some = await repo().list(tenantA, { offset: 0, limit: 50 }, { [column]: [...values, 'no-such-value'] });
       expect(ids(some.items).sort()).toEqual([`${spec.table}-1`, `${spec.table}-3`]);
       expect(some.total).toBe(2);
-      expect(await repo().list(tenantA, { offset: 0, limit: 50 }, { [String(column)]: [] })).toEqual({ items: [], total: 0 });
-      const window = await repo().list(tenantA, { offset: 0, limit: 1 }, { [String(column)]: [value, other] });
+      expect(await repo().list(tenantA, { offset: 0, limit: 50 }, { [column]: [] })).toEqual({ items: [], total: 0 });
+      const window = await repo().list(tenantA, { offset: 0, limit: 1 }, { [column]: values });
       expect(window).toEqual({ items: [created[0]], total: 2 });
     });
 
