@@ -1,4 +1,4 @@
-import { generateKeyPair } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint, exportJWK, importJWK, importPKCS8, type JWK } from 'jose';
 import { open, seal } from '../crypto/secret-box.js';
@@ -34,7 +34,7 @@ export interface SigningKeyView {
 interface LoadedKey {
   row: SigningKeyRow;
   verifyKey: CryptoKey;
-  signKey?: CryptoKey;
+  signKey?: { key: CryptoKey; privateKey: KeyObject };
 }
 
 export class SigningKeyError extends Error {
@@ -93,7 +93,9 @@ export function signingKeys(options: SigningKeysOptions) {
       const verifyKey = (await importJWK(JSON.parse(row.public_jwk) as JWK, 'RS256')) as CryptoKey;
       const loaded: LoadedKey = { row, verifyKey };
       if (row.status === 'current') {
-        loaded.signKey = await importPKCS8(open(sealingKey, row.private_key_sealed), 'RS256');
+        const pem = open(sealingKey, row.private_key_sealed);
+        // The same private key twice: a CryptoKey for jose, a KeyObject for node:crypto (the token path).
+        loaded.signKey = { key: await importPKCS8(pem, 'RS256'), privateKey: createPrivateKey(pem) };
         current = loaded;
       }
       keys.set(row.kid, loaded);
@@ -144,11 +146,11 @@ export function signingKeys(options: SigningKeysOptions) {
       await keySet(true);
     },
 
-    /** The key that signs now. */
-    async current(): Promise<{ kid: string; key: CryptoKey }> {
+    /** The key that signs now, as a WebCrypto key (`key`, for jose) and as a node:crypto `privateKey`. */
+    async current(): Promise<{ kid: string; key: CryptoKey; privateKey: KeyObject }> {
       const set = await keySet();
       if (!set.current?.signKey) throw new Error('no current signing key: was ensure() run at start?');
-      return { kid: set.current.row.kid, key: set.current.signKey };
+      return { kid: set.current.row.kid, ...set.current.signKey };
     },
 
     /** The published key with this `kid`, re-reading storage once when it is unknown (another node rotated). */
