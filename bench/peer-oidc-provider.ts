@@ -1,15 +1,26 @@
 /**
- * The benchmark's peer: node-oidc-provider configured for the client-credentials grant with RS256 JWT access
- * tokens for one API (resource indicators). Configuration only; run as a child process by run.ts.
- * Env: PORT, PEER_JWK (private RSA JWK, shared by cluster workers).
+ * The benchmark's peer: node-oidc-provider (npm `oidc-provider`), configured (nothing copied) for the
+ * client-credentials grant with RS256 JWT access tokens for one API through resource indicators (RFC 8707).
+ * bench/server.ts starts it, once or per cluster worker; every worker signs with the same key (PEER_JWK).
  */
-import Provider from 'oidc-provider';
+export const PEER_CLIENT = { id: 'bench-client', secret: 'bench-client-secret-0123456789abcdefghijkl' };
+export const PEER_API = { identifier: 'https://api.bench.example/', scope: 'read:things write:things' };
+export const PEER_TOKEN_PATH = '/oauth/token';
+export const PEER_JWKS_PATH = '/jwks';
 
-export const PEER_CLIENT = { id: 'bench-client', secret: 'bench-client-secret-0123456789abcdef' };
-export const PEER_AUDIENCE = 'https://api.bench.example/';
+/** The form a client posts: the peer's equivalent of Latchkey's `audience` is `resource`. */
+export const PEER_TOKEN_FORM = {
+  grant_type: 'client_credentials',
+  client_id: PEER_CLIENT.id,
+  client_secret: PEER_CLIENT.secret,
+  resource: PEER_API.identifier,
+  scope: PEER_API.scope,
+};
 
-export async function startPeer(port: number, jwk: Record<string, unknown>) {
-  const provider = new Provider(`http://localhost:${port}`, {
+export async function startPeer(host: string, port: number, privateJwk: Record<string, unknown>): Promise<void> {
+  // Imported here so that run.ts can read the constants above without loading the provider.
+  const { default: Provider, errors } = await import('oidc-provider');
+  const provider = new Provider(`http://${host}:${port}`, {
     clients: [
       {
         client_id: PEER_CLIENT.id,
@@ -18,29 +29,35 @@ export async function startPeer(port: number, jwk: Record<string, unknown>) {
         redirect_uris: [],
         response_types: [],
         token_endpoint_auth_method: 'client_secret_post',
-        scope: 'read:things',
+        scope: PEER_API.scope,
       },
     ],
-    jwks: { keys: [{ ...jwk, alg: 'RS256', use: 'sig' }] },
-    scopes: ['openid', 'read:things'],
+    jwks: { keys: [{ ...privateJwk, alg: 'RS256', use: 'sig' }] },
+    scopes: PEER_API.scope.split(' '),
+    routes: { token: PEER_TOKEN_PATH, jwks: PEER_JWKS_PATH },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => PEER_AUDIENCE,
+        defaultResource: () => PEER_API.identifier,
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({
-          scope: 'read:things',
-          audience: PEER_AUDIENCE,
-          accessTokenTTL: 86_400,
-          accessTokenFormat: 'jwt',
-          jwt: { sign: { alg: 'RS256' } },
-        }),
+        getResourceServerInfo: (_ctx: unknown, resourceIndicator: string) => {
+          if (resourceIndicator !== PEER_API.identifier) throw new errors.InvalidTarget();
+          // accessTokenFormat 'jwt' with jwt.sign.alg RS256: the token is a JWS signed by the RS256 key above.
+          return {
+            scope: PEER_API.scope,
+            audience: PEER_API.identifier,
+            accessTokenTTL: 86_400,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
       },
     },
   });
-  return new Promise<void>((resolve) => {
-    provider.listen(port, '127.0.0.1', () => resolve());
+  await new Promise<void>((resolve, reject) => {
+    const server = provider.listen(port, host, () => resolve());
+    server.once('error', reject);
   });
 }

@@ -1,34 +1,58 @@
 /**
- * Starts one benchmark target in this process, or a node:cluster of them (all cores).
+ * Child process of `npm run bench`: one benchmark target, in this process or as a node:cluster of workers.
  * Usage: node --import tsx bench/server.ts <latchkey|peer> <workers>
- * Latchkey is configured from the environment exactly as `npm start` is; the peer from PORT and PEER_JWK.
+ * Latchkey is configured from the environment exactly as `latchkey serve` is (PORT, HOST, DATABASE_URL, ...);
+ * the peer reads PORT, HOST and PEER_JWK. Tells the parent `{ready: true}` over IPC once every worker
+ * listens, and exits when the parent goes away, so no server outlives a run.
  */
 import cluster from 'node:cluster';
 import { loadConfig } from '../packages/server/src/config/load.js';
 import { serve } from '../packages/server/src/main.js';
 import { startPeer } from './peer-oidc-provider.js';
 
-const [target = 'latchkey', workersArg = '1'] = process.argv.slice(2);
+const [target, workersArg = '1'] = process.argv.slice(2);
 const workers = Number(workersArg);
-
-async function startOne() {
-  if (target === 'peer') await startPeer(Number(process.env.PORT), JSON.parse(process.env.PEER_JWK ?? '{}') as Record<string, unknown>);
-  else await serve(loadConfig());
+if ((target !== 'latchkey' && target !== 'peer') || !Number.isInteger(workers) || workers < 1) {
+  console.error('usage: bench/server.ts <latchkey|peer> <workers>');
+  process.exit(2);
 }
 
-if (workers > 1 && cluster.isPrimary) {
+async function startOne(): Promise<void> {
+  if (target === 'peer') {
+    const jwk = JSON.parse(process.env.PEER_JWK ?? 'null') as Record<string, unknown> | null;
+    if (!jwk) throw new Error('PEER_JWK is not set');
+    await startPeer(process.env.HOST ?? '127.0.0.1', Number(process.env.PORT), jwk);
+  } else {
+    await serve(loadConfig());
+  }
+}
+
+function fail(error: unknown): never {
+  console.error(`${target} failed to start:`, error);
+  process.exit(1);
+}
+
+// The parent's IPC channel closes when it exits, however it exits.
+process.on('disconnect', () => process.exit(0));
+
+if (cluster.isPrimary && workers > 1) {
   let ready = 0;
   for (let i = 0; i < workers; i += 1) {
-    cluster.fork().on('message', (message) => {
-      if (message === 'ready' && ++ready === workers) console.log('ready');
+    const worker = cluster.fork();
+    worker.on('message', (message: unknown) => {
+      if (message === 'ready' && ++ready === workers) process.send?.({ ready: true });
+    });
+    worker.on('exit', (code) => {
+      if (code !== 0 && !worker.exitedAfterDisconnect) fail(new Error(`worker exited with ${code}`));
     });
   }
   process.on('SIGTERM', () => {
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     process.exit(0);
   });
 } else {
-  await startOne();
-  if (cluster.isWorker) process.send?.('ready');
-  else console.log('ready');
+  // A clean exit on SIGTERM, so that `node --cpu-prof` (NODE_OPTIONS) writes its profile.
+  process.on('SIGTERM', () => process.exit(0));
+  await startOne().catch(fail);
+  process.send?.(cluster.isWorker ? 'ready' : { ready: true });
 }

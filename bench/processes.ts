@@ -1,0 +1,154 @@
+/**
+ * Child processes of a bench run: CPU pinning, free loopback ports, starting targets, and making sure every
+ * child is gone when the run ends, however it ends.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+
+export const LOOPBACK = '127.0.0.1';
+
+const children = new Set<ChildProcess>();
+const cleanups: (() => void)[] = [];
+
+/** Kills every child still running and runs the registered cleanups. Safe to call more than once. */
+export function stopEverything(): void {
+  for (const child of children) child.kill('SIGTERM');
+  children.clear();
+  for (const cleanup of cleanups.splice(0)) cleanup();
+}
+
+export function onCleanup(cleanup: () => void): void {
+  cleanups.push(cleanup);
+}
+
+process.on('exit', stopEverything);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => process.exit(130));
+
+/** CPUs this process may use, as listed by `taskset` (undefined when taskset is unavailable). */
+function allowedCpus(): number[] | undefined {
+  const probe = spawnSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' });
+  const list = probe.status === 0 ? /list:\s*([\d,-]+)/.exec(probe.stdout)?.[1] : undefined;
+  if (!list) return undefined;
+  return list.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number) as [number, number?];
+    return Array.from({ length: (to ?? from) - from + 1 }, (_, i) => from + i);
+  });
+}
+
+export interface CpuPlan {
+  /** The one CPU a single-process server (and the raw signing child) is pinned to, as a taskset list. */
+  serverCpu: string;
+  /** Where the load generator (this process) runs meanwhile. */
+  loadCpus: string;
+  allCpus: string;
+}
+
+/** One CPU for the server under test, the rest for the load generator; undefined when that is impossible. */
+export function planCpus(): CpuPlan | undefined {
+  const cpus = allowedCpus();
+  if (!cpus || cpus.length < 2) return undefined;
+  const serverCpu = String(cpus[cpus.length - 1]);
+  return { serverCpu, loadCpus: cpus.slice(0, -1).join(','), allCpus: cpus.join(',') };
+}
+
+/** Re-pins every thread of this process (the load generator). */
+export function pinSelf(cpus: string): void {
+  const result = spawnSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`taskset could not pin the load generator: ${result.stderr}`);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, LOOPBACK, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Known, harmless start-up warnings of the peer, printed once per run rather than once per process. */
+const QUIET = [/^oidc-provider WARNING: Unsupported runtime/, /^oidc-provider WARNING: a quick start development-only in-memory adapter/];
+export const quietedWarnings = new Set<string>();
+
+function relayStderr(child: ChildProcess, name: string) {
+  if (!child.stderr) return;
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    if (QUIET.some((pattern) => pattern.test(line))) quietedWarnings.add(line);
+    else console.error(`[${name}] ${line}`);
+  });
+}
+
+/**
+ * A node child running `script` under tsx, with an IPC channel. `cpus` (a taskset list such as "1" or "0,1")
+ * sets its CPU affinity; without it the child inherits this process's, which may be pinned to other CPUs.
+ */
+export function spawnNode(
+  script: string,
+  args: string[],
+  options: { name: string; cpus?: string; env?: Record<string, string>; nodeArgs?: string[] },
+): ChildProcess {
+  const node = [process.execPath, ...(options.nodeArgs ?? []), '--import', 'tsx', script, ...args];
+  const [command, ...commandArgs] = options.cpus === undefined ? node : ['taskset', '-c', options.cpus, ...node];
+  const child = spawn(command as string, commandArgs, {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  relayStderr(child, options.name);
+  return child;
+}
+
+export interface RunningTarget {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts bench/server.ts for a target and resolves once every worker listens. */
+export async function startTarget(
+  target: 'latchkey' | 'peer',
+  options: { port: number; workers: number; cpus?: string; env: Record<string, string> },
+): Promise<RunningTarget> {
+  const child = spawnNode('bench/server.ts', [target, String(options.workers)], {
+    name: target,
+    ...(options.cpus !== undefined ? { cpus: options.cpus } : {}),
+    env: { ...options.env, PORT: String(options.port), HOST: LOOPBACK },
+  });
+  child.stdout?.resume();
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${target} did not start within 60 s`)), 60_000);
+    child.on('message', (message: { ready?: boolean }) => {
+      if (message?.ready) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${target} exited during start-up (${signal ?? `code ${code}`})`));
+    });
+  });
+  return {
+    url: `http://${LOOPBACK}:${options.port}`,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Runs a node script to completion and returns its last stdout line parsed as JSON. */
+export async function runJsonChild<T>(script: string, args: string[], options: { name: string; cpus?: string }): Promise<T> {
+  const child = spawnNode(script, args, options);
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`${options.name} exited with ${code}`);
+  const last = stdout.trim().split('\n').pop() ?? '';
+  return JSON.parse(last) as T;
+}
