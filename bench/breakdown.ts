@@ -1,10 +1,10 @@
 /**
  * Diagnostic, not part of `npm run bench`: where a Latchkey client-credentials token's time goes on one CPU.
  * Runs the real app (SQLite, pinned to one CPU like the bench) in four variants and loads each:
- *   full                 as shipped
- *   lookups-memoized     client, API and client-grant lookups answered from memory after the first one
- *   signing-stubbed      a token signed once at start is returned instead of signing
- *   both                 both of the above: what remains is HTTP, routing, validation and the grant's logic
+ *   full                 as shipped (client, API and client grant come from the configuration cache)
+ *   uncached             the configuration cache off (LATCHKEY_CONFIG_CACHE_SECONDS=0): three lookups a token
+ *   signing-stubbed      as shipped, but a token signed once at start is returned instead of signing
+ *   uncached-stubbed     both of the above
  * The differences in µs per request are the cost of the storage lookups and of signing under load.
  * Usage: node --import tsx bench/breakdown.ts   (BENCH_SECONDS, BENCH_CONNECTIONS as for the bench;
  * BENCH_PROFILE=1 also writes a V8 CPU profile per variant to .bench/profiles/)
@@ -15,33 +15,16 @@ import { join } from 'node:path';
 import { buildApp } from '../packages/server/src/app.js';
 import { loadConfig } from '../packages/server/src/config/load.js';
 import { createRegistry, type Registry } from '../packages/server/src/registry.js';
-import type { Storage } from '../packages/server/src/storage/storage.js';
 import { formPost, load } from './measure.js';
 import { freePort, onCleanup, pinSelf, planCpus, spawnNode, stopEverything } from './processes.js';
 
-const VARIANTS = ['full', 'lookups-memoized', 'signing-stubbed', 'both'] as const;
+const VARIANTS = ['full', 'uncached', 'signing-stubbed', 'uncached-stubbed'] as const;
 type Variant = (typeof VARIANTS)[number];
-
-/** The first answer of `lookup`, kept for good: only valid here, where nothing changes during the run. */
-function memoized<A extends unknown[], R>(lookup: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  let first: Promise<R> | undefined;
-  return (...args) => (first ??= lookup(...args));
-}
-
-function withMemoizedLookups(storage: Storage): Storage {
-  return {
-    ...storage,
-    clients: { ...storage.clients, get: memoized(storage.clients.get.bind(storage.clients)) },
-    resourceServers: { ...storage.resourceServers, findOne: memoized(storage.resourceServers.findOne.bind(storage.resourceServers)) },
-    clientGrants: { ...storage.clientGrants, findOne: memoized(storage.clientGrants.findOne.bind(storage.clientGrants)) },
-  };
-}
 
 async function serveVariant(variant: Variant) {
   const config = loadConfig();
   const registry: Registry = await createRegistry(config);
-  if (variant === 'lookups-memoized' || variant === 'both') registry.storage = withMemoizedLookups(registry.storage);
-  if (variant === 'signing-stubbed' || variant === 'both') {
+  if (variant.endsWith('stubbed')) {
     const claims = { sub: 'x@clients', aud: registry.managementAudience, azp: 'x', scope: 'x', gty: 'client-credentials' };
     const signed = await registry.tokens.accessToken(claims, 86_400);
     registry.tokens = { accessToken: async () => signed };
@@ -80,6 +63,7 @@ async function main() {
         LATCHKEY_ADMIN_CLIENT_SECRET: secret,
         LOG_LEVEL: 'silent',
         NODE_ENV: 'production',
+        LATCHKEY_CONFIG_CACHE_SECONDS: variant.startsWith('uncached') ? '0' : '5',
       },
     });
     await new Promise((resolve, reject) => {
@@ -95,8 +79,8 @@ async function main() {
     console.log(`${variant.padEnd(17)} ${result.rps.toFixed(0).padStart(6)} req/s  ${(1e6 / result.rps).toFixed(0).padStart(5)} µs/request  p99 ${result.p99} ms`);
   }
   const us = (variant: Variant) => perRequest.get(variant) ?? 0;
-  console.log(`\non CPU ${plan.serverCpu}, per token: signing ≈ ${(us('lookups-memoized') - us('both')).toFixed(0)} µs, ` +
-    `storage lookups ≈ ${(us('signing-stubbed') - us('both')).toFixed(0)} µs, everything else ≈ ${us('both').toFixed(0)} µs`);
+  console.log(`\non CPU ${plan.serverCpu}, per token: signing ≈ ${(us('full') - us('signing-stubbed')).toFixed(0)} µs, ` +
+    `storage lookups when uncached ≈ ${(us('uncached-stubbed') - us('signing-stubbed')).toFixed(0)} µs, everything else ≈ ${us('signing-stubbed').toFixed(0)} µs`);
 }
 
 if (process.argv[2] === 'serve') {

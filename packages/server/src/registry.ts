@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
+import { oauthConfigCache, type OAuthConfig } from './oauth/config-cache.js';
 import { tokenIssuer, type TokenIssuer } from './oauth/tokens.js';
 import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
@@ -23,6 +24,8 @@ export interface Registry {
   managementAudience: string;
   keys: SigningKeys;
   tokens: TokenIssuer;
+  /** Clients, APIs and client grants as the OAuth endpoints read them (cached briefly). */
+  oauthConfig: OAuthConfig;
   clientSecretKey: Buffer;
   managementLimiter: RateLimiter;
   bootstrapResult: BootstrapResult;
@@ -73,6 +76,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       managementAudience: managementApiIdentifier(config.issuer),
       keys,
       tokens: tokenIssuer({ keys, issuerClaim, now }),
+      oauthConfig: oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 }),
       clientSecretKey,
       managementLimiter: createRateLimiter(config.managementRateLimit, { name: `mgmt:${tenantId}`, ...(redis ? { redis } : {}) }),
       bootstrapResult,

@@ -17,6 +17,7 @@ export interface Config {
   secret: string | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
   managementRateLimit: RateLimitSpec;
+  configCacheSeconds: number;
   production: boolean;
   logLevel: string;
 }
@@ -118,6 +119,10 @@ export function loadConfig(env: Env = process.env): Config {
   } catch (error) {
     throw new ConfigError('LATCHKEY_MGMT_RATE_LIMIT', (error as Error).message);
   }
+  const cacheRaw = read(env, 'LATCHKEY_CONFIG_CACHE_SECONDS') ?? '5';
+  if (!/^\d+$/.test(cacheRaw) || Number(cacheRaw) > 300) {
+    throw new ConfigError('LATCHKEY_CONFIG_CACHE_SECONDS', `expected whole seconds 0-300, got "${cacheRaw}"`);
+  }
   return {
     port,
     host: parseHost(read(env, 'HOST') ?? '127.0.0.1'),
@@ -131,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret,
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     managementRateLimit,
+    configCacheSeconds: Number(cacheRaw),
     production,
     logLevel,
   };

@@ -54,6 +54,12 @@ export const SETTINGS = [
     meaning:
       'Management API limit per tenant: `<n>/<s|m|h>` sustained, optionally `burst <b>` allowing up to `b` in one window while the burst pool lasts.',
   },
+  {
+    env: 'LATCHKEY_CONFIG_CACHE_SECONDS',
+    default: '5',
+    meaning:
+      'How long a node may keep clients, APIs and client grants it read for the token endpoint (0-300; 0 reads the database on every request). Changes made through a node apply there at once; other nodes see them within this time.',
+  },
   { env: 'NODE_ENV', default: 'development', meaning: '`production` requires `LATCHKEY_SECRET` and turns off development conveniences.' },
   { env: 'LOG_LEVEL', default: 'info', meaning: 'pino log level (`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`).' },
 ] as const satisfies readonly Setting[];

@@ -1,6 +1,6 @@
 import { verifyClientSecret } from '../crypto/client-secret.js';
 import type { ClientData } from '../services/clients.js';
-import type { Storage } from '../storage/storage.js';
+import type { OAuthConfig } from './config-cache.js';
 import { InvalidClient, InvalidRequest } from './errors.js';
 
 export interface ClientCredentialsInput {
@@ -35,7 +35,7 @@ function parseBasic(header: string): { id: string; secret: string } | undefined 
  */
 export async function authenticateClient(
   input: ClientCredentialsInput,
-  deps: { storage: Storage; tenantId: string; secretKey: Buffer },
+  deps: { config: OAuthConfig; secretKey: Buffer },
 ): Promise<AuthenticatedClient> {
   let clientId = input.clientId;
   let secret = input.clientSecret;
@@ -51,14 +51,14 @@ export async function authenticateClient(
     method = 'client_secret_basic';
   }
   if (!clientId) throw new InvalidRequest('Missing required parameter: client_id');
-  const record = await deps.storage.clients.get(deps.tenantId, clientId);
+  const record = await deps.config.client(clientId);
   // Built only on failure: an Error captures a stack trace, which costs more than the secret check itself.
   const failed = () => new InvalidClient('Client authentication failed.', method === 'client_secret_basic');
   if (!record) throw failed();
   const data = record.data;
   if (method === 'none') {
     if (data.token_endpoint_auth_method !== 'none') throw failed();
-  } else if (!record.columns.secret_hash || !verifyClientSecret(deps.secretKey, secret ?? '', record.columns.secret_hash)) {
+  } else if (!record.secretHash || !verifyClientSecret(deps.secretKey, secret ?? '', record.secretHash)) {
     throw failed();
   }
   return { clientId, data, method };

@@ -1,4 +1,5 @@
 import type { Storage } from '../storage/storage.js';
+import type { OAuthConfig } from './config-cache.js';
 import { authenticateClient } from './client-auth.js';
 import { InvalidRequest, UnsupportedGrantType } from './errors.js';
 import type { TokenResponse } from './grants/grant.js';
@@ -7,6 +8,7 @@ import type { TokenIssuer } from './tokens.js';
 
 export interface TokenRequestDeps {
   storage: Storage;
+  config: OAuthConfig;
   tenantId: string;
   tokens: TokenIssuer;
   clientSecretKey: Buffer;
@@ -34,8 +36,8 @@ export async function handleTokenRequest(
   if (!grant) throw new UnsupportedGrantType(`Unsupported grant type: ${grantType}`);
   const client = await authenticateClient(
     { authorization, clientId: stringParam(body, 'client_id'), clientSecret: stringParam(body, 'client_secret') },
-    { storage: deps.storage, tenantId: deps.tenantId, secretKey: deps.clientSecretKey },
+    { config: deps.config, secretKey: deps.clientSecretKey },
   );
   const params = Object.fromEntries(grant.parameters.map((name) => [name, stringParam(body, name)]));
-  return grant.handle({ params, client, tenantId: deps.tenantId, storage: deps.storage, tokens: deps.tokens });
+  return grant.handle({ params, client, tenantId: deps.tenantId, storage: deps.storage, config: deps.config, tokens: deps.tokens });
 }

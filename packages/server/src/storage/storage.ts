@@ -1,5 +1,8 @@
 import type { StorageDialect } from './dialects/dialect.js';
+import type { DocumentTable } from './repositories/documents.js';
 import { createRepositories, type Repositories } from './repositories/index.js';
+
+export type ChangeListener = (table: DocumentTable) => void;
 
 /** The one storage interface the rest of the server sees: repositories, transactions and exclusive sections. */
 export interface Storage extends Repositories {
@@ -8,16 +11,39 @@ export interface Storage extends Repositories {
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
   /** A transaction that also holds a database-wide named lock (several nodes on one database). */
   exclusive<T>(lockName: string, work: (repos: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Called after this process wrote a document table (for a transaction: once more after it ended), so that
+   * caches of configuration drop what they hold. Writes by other processes are not seen here.
+   */
+  onChange(listener: ChangeListener): void;
   isUniqueViolation(error: unknown): boolean;
   close(): Promise<void>;
 }
 
 export function createStorage(dialect: StorageDialect): Storage {
+  const listeners: ChangeListener[] = [];
+  const notify: ChangeListener = (table) => {
+    for (const listener of listeners) listener(table);
+  };
+  // A cache refilled between a write inside a transaction and its commit would hold the old row, so every table
+  // a transaction touched is announced again once it is over.
+  const tracked = async <T>(run: (changed: ChangeListener) => Promise<T>): Promise<T> => {
+    const touched = new Set<DocumentTable>();
+    try {
+      return await run((table) => {
+        touched.add(table);
+        notify(table);
+      });
+    } finally {
+      for (const table of touched) notify(table);
+    }
+  };
   return {
-    ...createRepositories(dialect.db),
+    ...createRepositories(dialect.db, notify),
     dialect,
-    transaction: (work) => dialect.transaction((trx) => work(createRepositories(trx))),
-    exclusive: (lockName, work) => dialect.exclusive(lockName, (trx) => work(createRepositories(trx))),
+    transaction: (work) => tracked((changed) => dialect.transaction((trx) => work(createRepositories(trx, changed)))),
+    exclusive: (lockName, work) => tracked((changed) => dialect.exclusive(lockName, (trx) => work(createRepositories(trx, changed)))),
+    onChange: (listener) => listeners.push(listener),
     isUniqueViolation: (error) => dialect.isUniqueViolation(error),
     close: () => dialect.close(),
   };

@@ -45,6 +45,7 @@ export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
           reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
           return handleTokenRequest(request.body, request.headers.authorization, {
             storage: registry.storage,
+            config: registry.oauthConfig,
             tenantId: registry.tenantId,
             tokens: registry.tokens,
             clientSecretKey: registry.clientSecretKey,

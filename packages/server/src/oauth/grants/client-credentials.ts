@@ -9,24 +9,24 @@ function splitScope(scope: string | undefined): string[] {
 export const clientCredentialsGrant: Grant = {
   grantType: 'client_credentials',
   parameters: ['audience', 'scope'],
-  async handle({ params, client, tenantId, storage, tokens }) {
+  async handle({ params, client, config, tokens }) {
     if (client.method === 'none') throw new UnauthorizedClient('The client_credentials grant needs an authenticated confidential client.');
     if (!client.data.grant_types.includes('client_credentials')) {
       throw new UnauthorizedClient(`Grant type 'client_credentials' not allowed for the client.`);
     }
     const audience = params.audience;
     if (!audience) throw new AccessDenied('No audience parameter was provided, and no default audience has been configured');
-    const api = await storage.resourceServers.findOne(tenantId, { identifier: audience });
+    const api = await config.resourceServer(audience);
     if (!api) throw new AccessDenied(`Service not found: ${audience}`);
-    const grant = await storage.clientGrants.findOne(tenantId, { client_id: client.clientId, audience });
+    const grant = await config.clientGrant(client.clientId, audience);
     if (!grant) throw new AccessDenied(`Client is not authorized to access "${audience}". You need to create a "client-grant" associated to this API.`);
-    const granted = grant.data.scope;
+    const granted = grant.scope;
     const requested = splitScope(params.scope);
     const scopes = requested.length === 0 ? granted : requested.filter((scope) => granted.includes(scope));
     if (requested.length > 0 && scopes.length === 0) {
       throw new InvalidScope(`Client has not been granted scopes: ${requested.join(', ')}`);
     }
-    const lifetime = api.data.token_lifetime;
+    const lifetime = api.token_lifetime;
     const scope = scopes.join(' ');
     const accessToken = await tokens.accessToken(
       { sub: `${client.clientId}@clients`, aud: audience, azp: client.clientId, scope, gty: 'client-credentials' },

@@ -1,5 +1,6 @@
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedClient } from '../client-auth.js';
+import type { OAuthConfig } from '../config-cache.js';
 import type { TokenIssuer } from '../tokens.js';
 
 /** What a grant sees: its declared parameters (others are dropped), the authenticated client, and services. */
@@ -8,6 +9,8 @@ export interface GrantContext {
   client: AuthenticatedClient;
   tenantId: string;
   storage: Storage;
+  /** Cached clients, APIs and client grants. */
+  config: OAuthConfig;
   tokens: TokenIssuer;
 }
 

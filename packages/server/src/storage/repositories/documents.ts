@@ -37,6 +37,7 @@ export function documentRepository<Data, Cols extends Columns>(
   table: DocumentTable,
   idColumn: string,
   columnNames: readonly (keyof Cols & string)[],
+  changed: (table: DocumentTable) => void = () => {},
 ): DocumentRepository<Data, Cols> {
   // The table is chosen at run time, so the query builder is used untyped here and typed at the boundary.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -89,20 +90,24 @@ export function documentRepository<Data, Cols extends Columns>(
         created_at: record.createdAt,
       });
       const result = await (options.ifMissing ? insert.onConflict((oc) => oc.doNothing()) : insert).executeTakeFirst();
+      changed(table);
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
     },
     async update(tenantId, id, changes) {
       const set = { ...(changes.columns ?? {}), ...(changes.data !== undefined ? { data: toJson(changes.data) } : {}) };
       if (Object.keys(set).length === 0) return (await this.get(tenantId, id)) !== undefined;
       const result = await db.updateTable(table).set(set).where('tenant_id', '=', tenantId).where(idColumn, '=', id).executeTakeFirst();
+      changed(table);
       return Number(result.numUpdatedRows) > 0;
     },
     async remove(tenantId, id) {
       const result = await db.deleteFrom(table).where('tenant_id', '=', tenantId).where(idColumn, '=', id).executeTakeFirst();
+      changed(table);
       return Number(result.numDeletedRows) > 0;
     },
     async removeWhere(tenantId, where) {
       const result = await scoped(db.deleteFrom(table), tenantId, where).executeTakeFirst();
+      changed(table);
       return Number(result.numDeletedRows);
     },
   };

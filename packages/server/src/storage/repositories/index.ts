@@ -5,7 +5,7 @@ import type { ConnectionData } from '../../services/connections.js';
 import type { ResourceServerData } from '../../services/resource-servers.js';
 import type { UserData } from '../../services/users.js';
 import type { Database } from '../schema.js';
-import { documentRepository } from './documents.js';
+import { documentRepository, type DocumentTable } from './documents.js';
 import { renderingConfigsRepository } from './rendering-configs.js';
 import { signingKeysRepository } from './signing-keys.js';
 import { tenantsRepository } from './tenants.js';
@@ -26,24 +26,24 @@ export type UserColumns = {
  * The repositories, bound to a database handle or to a transaction. Documents are typed with the services'
  * data shapes; the repositories themselves only know columns.
  */
-export function createRepositories(db: Kysely<Database>) {
+export function createRepositories(db: Kysely<Database>, changed?: (table: DocumentTable) => void) {
   return {
     tenants: tenantsRepository(db),
     signingKeys: signingKeysRepository(db),
-    clients: documentRepository<ClientData, ClientColumns>(db, 'clients', 'client_id', ['secret_hash']),
+    clients: documentRepository<ClientData, ClientColumns>(db, 'clients', 'client_id', ['secret_hash'], changed),
     resourceServers: documentRepository<ResourceServerData, ResourceServerColumns>(db, 'resource_servers', 'id', [
       'identifier',
       'is_system',
-    ]),
-    clientGrants: documentRepository<ClientGrantData, ClientGrantColumns>(db, 'client_grants', 'id', ['client_id', 'audience']),
-    connections: documentRepository<ConnectionData, ConnectionColumns>(db, 'connections', 'id', ['name', 'strategy']),
+    ], changed),
+    clientGrants: documentRepository<ClientGrantData, ClientGrantColumns>(db, 'client_grants', 'id', ['client_id', 'audience'], changed),
+    connections: documentRepository<ConnectionData, ConnectionColumns>(db, 'connections', 'id', ['name', 'strategy'], changed),
     users: documentRepository<UserData, UserColumns>(db, 'users', 'user_id', [
       'connection',
       'email',
       'username',
       'password_hash',
       'updated_at',
-    ]),
+    ], changed),
     renderingConfigs: renderingConfigsRepository(db),
   };
 }
