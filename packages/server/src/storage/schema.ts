@@ -84,6 +84,19 @@ export interface RenderingConfigsTable {
   data: string;
 }
 
+export interface ArtifactsTable {
+  tenant_id: string;
+  kind: string;
+  /** Hash of the artifact's secret handle (or its public id where it has no secret). */
+  id: string;
+  family: string | null;
+  subject: string | null;
+  data: string;
+  created_at: string;
+  expires_at: string;
+  consumed_at: string | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -93,4 +106,5 @@ export interface Database {
   connections: ConnectionsTable;
   users: UsersTable;
   rendering_configs: RenderingConfigsTable;
+  artifacts: ArtifactsTable;
 }

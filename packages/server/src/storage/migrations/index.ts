@@ -1,11 +1,13 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } from 'kysely';
 import type { DialectName } from '../dialects/dialect.js';
 import { initial } from './0001-initial.js';
+import { artifacts } from './0002-artifacts.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001-initial': initial(dialect),
+    '0002-artifacts': artifacts,
   };
 }
 

@@ -5,6 +5,7 @@ import type { ConnectionData } from '../../services/connections.js';
 import type { ResourceServerData } from '../../services/resource-servers.js';
 import type { UserData } from '../../services/users.js';
 import type { Database } from '../schema.js';
+import { artifactsRepository } from './artifacts.js';
 import { documentRepository, type DocumentTable } from './documents.js';
 import { renderingConfigsRepository } from './rendering-configs.js';
 import { signingKeysRepository } from './signing-keys.js';
@@ -45,6 +46,7 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Docum
       'updated_at',
     ], changed),
     renderingConfigs: renderingConfigsRepository(db),
+    artifacts: artifactsRepository(db),
   };
 }
 

@@ -1,0 +1,144 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ArtifactsTable, Database } from '../schema.js';
+import { fromJson, toJson } from './json.js';
+
+/** The kinds of short-lived protocol state (see migrations/0002-artifacts). */
+export type ArtifactKind =
+  | 'session'
+  | 'login_transaction'
+  | 'authorization_code'
+  | 'refresh_token'
+  | 'client_assertion'
+  | 'login_ticket'
+  | 'otp'
+  | 'password_reset';
+
+export interface Artifact<Data> {
+  id: string;
+  family: string | null;
+  subject: string | null;
+  data: Data;
+  createdAt: string;
+  expiresAt: string;
+  consumedAt: string | null;
+}
+
+export interface NewArtifact<Data> {
+  id: string;
+  family?: string | null;
+  subject?: string | null;
+  data: Data;
+  createdAt: string;
+  expiresAt: string;
+}
+
+function toArtifact<Data>(row: Selectable<ArtifactsTable>): Artifact<Data> {
+  return {
+    id: row.id,
+    family: row.family,
+    subject: row.subject,
+    data: fromJson<Data>(row.data),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    consumedAt: row.consumed_at,
+  };
+}
+
+/** Times are ISO 8601 strings from `Date.toISOString()`, so they order as text in both dialects. */
+export function artifactsRepository(db: Kysely<Database>) {
+  const scoped = (tenantId: string, kind: ArtifactKind) =>
+    db.selectFrom('artifacts').selectAll().where('tenant_id', '=', tenantId).where('kind', '=', kind);
+
+  return {
+    /** False when an artifact with this id exists already (e.g. a replayed client-assertion `jti`). */
+    async insert<Data>(tenantId: string, kind: ArtifactKind, artifact: NewArtifact<Data>): Promise<boolean> {
+      const result = await db
+        .insertInto('artifacts')
+        .values({
+          tenant_id: tenantId,
+          kind,
+          id: artifact.id,
+          family: artifact.family ?? null,
+          subject: artifact.subject ?? null,
+          data: toJson(artifact.data),
+          created_at: artifact.createdAt,
+          expires_at: artifact.expiresAt,
+          consumed_at: null,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    /** The artifact, live or not: callers that care check `expiresAt` and `consumedAt` (replay detection does). */
+    async get<Data>(tenantId: string, kind: ArtifactKind, id: string): Promise<Artifact<Data> | undefined> {
+      const row = await scoped(tenantId, kind).where('id', '=', id).executeTakeFirst();
+      return row && toArtifact<Data>(row);
+    },
+
+    /** Live (unconsumed, unexpired) artifacts of a family or a subject. */
+    async listLive<Data>(tenantId: string, kind: ArtifactKind, by: { family?: string; subject?: string }, now: string): Promise<Artifact<Data>[]> {
+      let query = scoped(tenantId, kind).where('expires_at', '>', now).where('consumed_at', 'is', null);
+      if (by.family !== undefined) query = query.where('family', '=', by.family);
+      if (by.subject !== undefined) query = query.where('subject', '=', by.subject);
+      return (await query.orderBy('created_at').execute()).map((row) => toArtifact<Data>(row));
+    },
+
+    /**
+     * Marks a live artifact consumed and returns it, in one conditional UPDATE: of two concurrent callers exactly
+     * one gets it. Undefined when it is unknown, expired or already consumed.
+     */
+    async consume<Data>(tenantId: string, kind: ArtifactKind, id: string, now: string): Promise<Artifact<Data> | undefined> {
+      const row = await db
+        .updateTable('artifacts')
+        .set({ consumed_at: now })
+        .where('tenant_id', '=', tenantId)
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toArtifact<Data>(row);
+    },
+
+    /** Replaces the data (and optionally the expiry) of a live artifact; false when it is gone or consumed. */
+    async update<Data>(tenantId: string, kind: ArtifactKind, id: string, data: Data, now: string, expiresAt?: string): Promise<boolean> {
+      const result = await db
+        .updateTable('artifacts')
+        .set({ data: toJson(data), ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}) })
+        .where('tenant_id', '=', tenantId)
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async remove(tenantId: string, kind: ArtifactKind, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('artifacts').where('tenant_id', '=', tenantId).where('kind', '=', kind).where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    /** Ends every artifact of a family (all kinds): a replayed code or refresh token revokes its whole grant. */
+    async revokeFamily(tenantId: string, family: string, now: string): Promise<number> {
+      const result = await db
+        .updateTable('artifacts')
+        .set({ consumed_at: now, expires_at: now })
+        .where('tenant_id', '=', tenantId)
+        .where('family', '=', family)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    /** Deletes what expired before `now` (any tenant); returns how many rows went. */
+    async sweep(now: string): Promise<number> {
+      const result = await db.deleteFrom('artifacts').where('expires_at', '<=', now).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+export type ArtifactsRepository = ReturnType<typeof artifactsRepository>;

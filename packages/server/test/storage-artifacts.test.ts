@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Storage } from '../src/storage/storage.js';
+import { testDatabase, type TestDatabase } from './support/databases.js';
+import { DIALECTS } from './support/services.js';
+
+/** The artifacts repository's contract (sessions, transactions, codes, refresh tokens), on both dialects. */
+describe.each(DIALECTS)('artifacts repository (%s)', (dialect) => {
+  let database: TestDatabase;
+  let storage: Storage;
+  let other: Storage;
+  const tenant = 'tenant-artifacts';
+  const at = (seconds: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, seconds)).toISOString();
+
+  beforeAll(async () => {
+    database = testDatabase(dialect);
+    storage = await database.open();
+    other = await database.open({ migrate: false });
+    await storage.tenants.insertIfMissing(tenant, {}, at(0));
+    await storage.tenants.insertIfMissing('tenant-other', {}, at(0));
+  });
+  afterAll(async () => {
+    await other?.close();
+    await storage?.close();
+    await database?.cleanup();
+  });
+
+  const code = (id: string, family = 'grant-1') => ({ id, family, subject: 'user-1', data: { scope: 'openid', n: [1, 2] }, createdAt: at(0), expiresAt: at(60) });
+
+  it('inserts once per id and kind, and reads back data, family and subject', async () => {
+    expect(await storage.artifacts.insert(tenant, 'authorization_code', code('c1'))).toBe(true);
+    expect(await storage.artifacts.insert(tenant, 'authorization_code', code('c1'))).toBe(false);
+    expect(await storage.artifacts.insert(tenant, 'refresh_token', code('c1'))).toBe(true);
+    const read = await storage.artifacts.get<{ scope: string }>(tenant, 'authorization_code', 'c1');
+    expect(read).toMatchObject({ id: 'c1', family: 'grant-1', subject: 'user-1', data: { scope: 'openid', n: [1, 2] }, expiresAt: at(60), consumedAt: null });
+    expect(await storage.artifacts.get('tenant-other', 'authorization_code', 'c1')).toBeUndefined();
+  });
+
+  it('consumes exactly once, even with two connections racing, and never after expiry', async () => {
+    await storage.artifacts.insert(tenant, 'authorization_code', code('race'));
+    const results = await Promise.all([
+      storage.artifacts.consume(tenant, 'authorization_code', 'race', at(10)),
+      other.artifacts.consume(tenant, 'authorization_code', 'race', at(10)),
+      storage.artifacts.consume(tenant, 'authorization_code', 'race', at(10)),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect((await storage.artifacts.get(tenant, 'authorization_code', 'race'))?.consumedAt).toBe(at(10));
+
+    await storage.artifacts.insert(tenant, 'authorization_code', code('late'));
+    expect(await storage.artifacts.consume(tenant, 'authorization_code', 'late', at(60))).toBeUndefined();
+    expect(await storage.artifacts.consume(tenant, 'authorization_code', 'unknown', at(1))).toBeUndefined();
+  });
+
+  it('updates only live artifacts, and can move the expiry', async () => {
+    await storage.artifacts.insert(tenant, 'session', { id: 's1', family: 'sid-1', subject: 'user-1', data: { v: 1 }, createdAt: at(0), expiresAt: at(30) });
+    expect(await storage.artifacts.update(tenant, 'session', 's1', { v: 2 }, at(5), at(90))).toBe(true);
+    expect(await storage.artifacts.get(tenant, 'session', 's1')).toMatchObject({ data: { v: 2 }, expiresAt: at(90) });
+    expect(await storage.artifacts.update(tenant, 'session', 's1', { v: 3 }, at(95))).toBe(false);
+    expect(await storage.artifacts.update(tenant, 'session', 'nope', { v: 3 }, at(5))).toBe(false);
+  });
+
+  it('lists the live artifacts of a family or subject, and revokes a whole family across kinds', async () => {
+    await storage.artifacts.insert(tenant, 'authorization_code', code('f-code', 'family-x'));
+    await storage.artifacts.insert(tenant, 'refresh_token', code('f-rt1', 'family-x'));
+    await storage.artifacts.insert(tenant, 'refresh_token', code('f-rt2', 'family-x'));
+    await storage.artifacts.insert(tenant, 'refresh_token', code('f-keep', 'family-y'));
+    expect((await storage.artifacts.listLive(tenant, 'refresh_token', { family: 'family-x' }, at(1))).map((a) => a.id).sort()).toEqual(['f-rt1', 'f-rt2']);
+    expect(await storage.artifacts.revokeFamily(tenant, 'family-x', at(2))).toBe(3);
+    expect(await storage.artifacts.listLive(tenant, 'refresh_token', { family: 'family-x' }, at(3))).toEqual([]);
+    expect(await storage.artifacts.consume(tenant, 'refresh_token', 'f-rt1', at(3))).toBeUndefined();
+    expect((await storage.artifacts.listLive(tenant, 'refresh_token', { family: 'family-y' }, at(3))).map((a) => a.id)).toEqual(['f-keep']);
+    expect((await storage.artifacts.listLive(tenant, 'refresh_token', { subject: 'user-1' }, at(3))).map((a) => a.id)).toContain('f-keep');
+  });
+
+  it('removes one artifact, and sweeps only expired ones', async () => {
+    await storage.artifacts.insert(tenant, 'otp', { id: 'gone', data: {}, createdAt: at(0), expiresAt: at(100) });
+    expect(await storage.artifacts.remove(tenant, 'otp', 'gone')).toBe(true);
+    expect(await storage.artifacts.remove(tenant, 'otp', 'gone')).toBe(false);
+    await storage.artifacts.insert(tenant, 'otp', { id: 'old', data: {}, createdAt: at(0), expiresAt: at(20) });
+    await storage.artifacts.insert(tenant, 'otp', { id: 'new', data: {}, createdAt: at(0), expiresAt: at(500) });
+    expect(await storage.artifacts.sweep(at(400))).toBeGreaterThanOrEqual(1);
+    expect(await storage.artifacts.get(tenant, 'otp', 'old')).toBeUndefined();
+    expect(await storage.artifacts.get(tenant, 'otp', 'new')).toBeDefined();
+  });
+});
