@@ -4,7 +4,11 @@ import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
 import { oauthConfigCache, type OAuthConfig } from './oauth/config-cache.js';
+import type { UserGrantServices } from './oauth/grants/grant.js';
 import { tokenIssuer, type TokenIssuer } from './oauth/tokens.js';
+import { userTokens } from './oauth/user-tokens.js';
+import { databaseLogin } from './services/database-login.js';
+import { sessionsService, type Sessions } from './services/sessions.js';
 import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
 import { managementApiIdentifier } from './services/resource-servers.js';
@@ -26,6 +30,11 @@ export interface Registry {
   tokens: TokenIssuer;
   /** Clients, APIs and client grants as the OAuth endpoints read them (cached briefly). */
   oauthConfig: OAuthConfig;
+  /** Services of the user grants and of `/authorize`. */
+  userGrants: UserGrantServices;
+  sessions: Sessions;
+  /** Key of the stored hashes of secret handles (sessions, codes, refresh tokens, transactions). */
+  handleKey: Buffer;
   clientSecretKey: Buffer;
   managementLimiter: RateLimiter;
   bootstrapResult: BootstrapResult;
@@ -66,6 +75,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       now,
     });
     await keys.ensure();
+    const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
+    const handleKey = secret.key('artifact-handle');
     return {
       config,
       log,
@@ -76,7 +87,15 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       managementAudience: managementApiIdentifier(config.issuer),
       keys,
       tokens: tokenIssuer({ keys, issuerClaim, now }),
-      oauthConfig: oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 }),
+      oauthConfig,
+      userGrants: {
+        userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, handleKey, now }),
+        databaseLogin: databaseLogin({ storage, tenantId, now }),
+        handleKey,
+        now,
+      },
+      sessions: sessionsService({ storage, tenantId, handleKey, now, idleSeconds: 3 * 86_400, absoluteSeconds: 7 * 86_400 }),
+      handleKey,
       clientSecretKey,
       managementLimiter: createRateLimiter(config.managementRateLimit, { name: `mgmt:${tenantId}`, ...(redis ? { redis } : {}) }),
       bootstrapResult,

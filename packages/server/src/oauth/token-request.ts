@@ -2,7 +2,7 @@ import type { Storage } from '../storage/storage.js';
 import type { OAuthConfig } from './config-cache.js';
 import { authenticateClient } from './client-auth.js';
 import { InvalidRequest, UnsupportedGrantType } from './errors.js';
-import type { TokenResponse } from './grants/grant.js';
+import type { TokenResponse, UserGrantServices } from './grants/grant.js';
 import { GRANTS } from './grants/registry.js';
 import type { TokenIssuer } from './tokens.js';
 
@@ -12,6 +12,7 @@ export interface TokenRequestDeps {
   tenantId: string;
   tokens: TokenIssuer;
   clientSecretKey: Buffer;
+  users: UserGrantServices;
 }
 
 function stringParam(body: Readonly<Record<string, unknown>>, name: string): string | undefined {
@@ -39,5 +40,5 @@ export async function handleTokenRequest(
     { config: deps.config, secretKey: deps.clientSecretKey },
   );
   const params = Object.fromEntries(grant.parameters.map((name) => [name, stringParam(body, name)]));
-  return grant.handle({ params, client, tenantId: deps.tenantId, storage: deps.storage, config: deps.config, tokens: deps.tokens });
+  return grant.handle({ params, client, tenantId: deps.tenantId, storage: deps.storage, config: deps.config, tokens: deps.tokens, users: deps.users });
 }

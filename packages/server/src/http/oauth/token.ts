@@ -49,6 +49,7 @@ export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
             tenantId: registry.tenantId,
             tokens: registry.tokens,
             clientSecretKey: registry.clientSecretKey,
+            users: registry.userGrants,
           });
         },
       );

@@ -1,7 +1,9 @@
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedClient } from '../client-auth.js';
 import type { OAuthConfig } from '../config-cache.js';
+import type { DatabaseLogin } from '../../services/database-login.js';
 import type { TokenIssuer } from '../tokens.js';
+import type { UserTokens } from '../user-tokens.js';
 
 /** What a grant sees: its declared parameters (others are dropped), the authenticated client, and services. */
 export interface GrantContext {
@@ -12,6 +14,16 @@ export interface GrantContext {
   /** Cached clients, APIs and client grants. */
   config: OAuthConfig;
   tokens: TokenIssuer;
+  /** What the user grants (code, refresh, password) need besides. */
+  users: UserGrantServices;
+}
+
+export interface UserGrantServices {
+  userTokens: UserTokens;
+  databaseLogin: DatabaseLogin;
+  /** Key of the hashes that codes and refresh tokens are stored under. */
+  handleKey: Buffer;
+  now: () => Date;
 }
 
 export interface TokenResponse {

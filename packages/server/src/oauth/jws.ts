@@ -1,0 +1,26 @@
+import { createHash, sign, type KeyObject } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import type { SigningKeys } from '../keys/signing-keys.js';
+
+// Same reasoning as tokens.ts: on one CPU the libuv pool hand-off only adds work.
+const SIGN_IN_PLACE = availableParallelism() === 1;
+
+function rsaSha256(input: Buffer, key: KeyObject): Promise<Buffer> {
+  if (SIGN_IN_PLACE) return Promise.resolve(sign('sha256', input, key));
+  return new Promise((resolve, reject) => sign('sha256', input, key, (error, signature) => (error ? reject(error) : resolve(signature))));
+}
+
+const base64urlJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** Signs a JWT with the tenant's current RS256 key (header `{alg, typ, kid}`). */
+export async function signRs256Jwt(keys: SigningKeys, payload: Record<string, unknown>): Promise<string> {
+  const { kid, privateKey } = await keys.current();
+  const input = `${base64urlJson({ alg: 'RS256', typ: 'JWT', kid })}.${base64urlJson(payload)}`;
+  return `${input}.${(await rsaSha256(Buffer.from(input), privateKey)).toString('base64url')}`;
+}
+
+/** `at_hash` / `c_hash` (OIDC Core 3.3.2.11): the left half of the SHA-256 of the ASCII value, base64url. */
+export function halfHash(value: string): string {
+  const digest = createHash('sha256').update(value, 'ascii').digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}

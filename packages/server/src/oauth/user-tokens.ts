@@ -1,0 +1,170 @@
+import { handleId, newHandle } from '../crypto/handles.js';
+import { randomId } from '../crypto/random.js';
+import type { SigningKeys } from '../keys/signing-keys.js';
+import type { ClientData } from '../services/clients.js';
+import type { UserData } from '../services/users.js';
+import type { Storage } from '../storage/storage.js';
+import type { OAuthConfig } from './config-cache.js';
+import { halfHash, signRs256Jwt } from './jws.js';
+import { grantedUserScopes } from './scopes.js';
+
+/** Lifetime of an access token that only reaches `/userinfo`. */
+const USERINFO_TOKEN_SECONDS = 86_400;
+/** Lifetime of one refresh token; each use rotates it. */
+export const REFRESH_TOKEN_SECONDS = 30 * 86_400;
+
+/** Who a user grant is for and what it was asked for; shared by every user grant and by `/authorize`. */
+export interface UserGrant {
+  clientId: string;
+  client: ClientData;
+  userId: string;
+  /** Requested scopes (the grant narrows them). */
+  scopes: readonly string[];
+  audience: string | undefined;
+  nonce?: string | undefined;
+  authTime: number;
+  sid?: string | undefined;
+  /** The family a code and its refresh tokens share; replay of either revokes it. */
+  grantId: string;
+  /** Bound access tokens (mTLS). */
+  certificateThumbprint?: string | undefined;
+}
+
+export interface IssueOptions {
+  accessToken: boolean;
+  idToken: boolean;
+  /** Ask for a refresh token; one is issued only when the scope, the client and the API allow it. */
+  refreshToken: boolean;
+  /** Front-channel hashes for the ID token. */
+  code?: string;
+}
+
+export interface IssuedTokens {
+  access_token?: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  id_token?: string;
+  refresh_token?: string;
+}
+
+/** What a refresh token remembers, to issue the next tokens exactly as the first ones were. */
+export interface RefreshTokenData {
+  client_id: string;
+  user_id: string;
+  scopes: string[];
+  audience: string | null;
+  auth_time: number;
+  sid: string | null;
+}
+
+export interface UserTokensDeps {
+  storage: Storage;
+  config: OAuthConfig;
+  tenantId: string;
+  keys: SigningKeys;
+  issuer: string;
+  issuerClaim: string;
+  handleKey: Buffer;
+  now: () => Date;
+}
+
+/** Profile claims by scope (OIDC Core 5.4), under the platform's names. */
+function profileClaims(user: UserData & { updated_at?: string }, scopes: readonly string[]): Record<string, unknown> {
+  const claims: Record<string, unknown> = {};
+  if (scopes.includes('profile')) {
+    for (const key of ['name', 'nickname', 'picture', 'given_name', 'family_name'] as const) {
+      if (user[key] !== undefined) claims[key] = user[key];
+    }
+    if (user.updated_at !== undefined) claims.updated_at = user.updated_at;
+  }
+  if (scopes.includes('email') && user.email !== undefined) {
+    claims.email = user.email;
+    claims.email_verified = user.email_verified;
+  }
+  return claims;
+}
+
+/** Issues the access, ID and refresh tokens of a user grant (authorization code, implicit, refresh, password). */
+export function userTokens(deps: UserTokensDeps) {
+  const userinfoAudience = `${deps.issuer}/userinfo`;
+
+  async function loadUser(userId: string) {
+    const record = await deps.storage.users.get(deps.tenantId, userId);
+    return record && { ...record.data, updated_at: record.columns.updated_at };
+  }
+
+  return {
+    loadUser,
+
+    async issue(grant: UserGrant, options: IssueOptions): Promise<IssuedTokens> {
+      const api = grant.audience !== undefined ? await deps.config.resourceServer(grant.audience) : undefined;
+      const scopes = grantedUserScopes(grant.scopes, api);
+      const iat = Math.floor(deps.now().getTime() / 1000);
+      const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_SECONDS;
+      const result: IssuedTokens = { token_type: 'Bearer', expires_in: expiresIn, scope: scopes.join(' ') };
+
+      if (options.accessToken) {
+        const audience = api ? (scopes.includes('openid') ? [api.identifier, userinfoAudience] : api.identifier) : userinfoAudience;
+        result.access_token = await signRs256Jwt(deps.keys, {
+          iss: deps.issuerClaim,
+          sub: grant.userId,
+          aud: audience,
+          iat,
+          exp: iat + expiresIn,
+          scope: result.scope,
+          azp: grant.clientId,
+          jti: randomId(24),
+          ...(grant.certificateThumbprint ? { cnf: { 'x5t#S256': grant.certificateThumbprint } } : {}),
+        });
+      }
+
+      if (options.idToken && scopes.includes('openid')) {
+        const user = await loadUser(grant.userId);
+        result.id_token = await signRs256Jwt(deps.keys, {
+          ...(user ? profileClaims(user, scopes) : {}),
+          iss: deps.issuerClaim,
+          sub: grant.userId,
+          aud: grant.clientId,
+          azp: grant.clientId,
+          iat,
+          exp: iat + grant.client.jwt_configuration.lifetime_in_seconds,
+          auth_time: grant.authTime,
+          ...(grant.sid ? { sid: grant.sid } : {}),
+          ...(grant.nonce ? { nonce: grant.nonce } : {}),
+          ...(result.access_token ? { at_hash: halfHash(result.access_token) } : {}),
+          ...(options.code ? { c_hash: halfHash(options.code) } : {}),
+        });
+      }
+
+      const offline =
+        options.refreshToken &&
+        scopes.includes('offline_access') &&
+        grant.client.grant_types.includes('refresh_token') &&
+        (api === undefined || api.allow_offline_access);
+      if (offline) {
+        const handle = newHandle();
+        const data: RefreshTokenData = {
+          client_id: grant.clientId,
+          user_id: grant.userId,
+          scopes: [...grant.scopes],
+          audience: grant.audience ?? null,
+          auth_time: grant.authTime,
+          sid: grant.sid ?? null,
+        };
+        await deps.storage.artifacts.insert(deps.tenantId, 'refresh_token', {
+          id: handleId(deps.handleKey, handle),
+          family: grant.grantId,
+          subject: grant.userId,
+          data,
+          createdAt: deps.now().toISOString(),
+          expiresAt: new Date((iat + REFRESH_TOKEN_SECONDS) * 1000).toISOString(),
+        });
+        result.refresh_token = handle;
+      }
+      return result;
+    },
+  };
+}
+
+export type UserTokens = ReturnType<typeof userTokens>;

@@ -1,0 +1,69 @@
+import type { Storage } from '../storage/storage.js';
+import type { ConnectionData } from './connections.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import type { UserData } from './users.js';
+
+export type DatabaseLoginFailure = 'unknown_connection' | 'connection_not_enabled' | 'wrong_credentials' | 'blocked';
+
+export type DatabaseLoginResult =
+  | { ok: true; userId: string; connection: string; user: UserData }
+  | { ok: false; reason: DatabaseLoginFailure };
+
+export interface DatabaseLoginDeps {
+  storage: Storage;
+  tenantId: string;
+  now: () => Date;
+}
+
+/**
+ * A hash of a password nobody has, verified when the user does not exist, so that a wrong user name costs as
+ * much as a wrong password and timing does not tell which accounts exist.
+ */
+let decoyHash: Promise<string> | undefined;
+
+/**
+ * Username/password login against a database connection (strategy `auth0`): the hosted login page, the
+ * password-realm grant and cross-origin login all come through here.
+ */
+export function databaseLogin(deps: DatabaseLoginDeps) {
+  const { storage, tenantId } = deps;
+
+  async function findConnection(name: string, clientId: string): Promise<ConnectionData | DatabaseLoginFailure> {
+    const record = await storage.connections.findOne(tenantId, { name });
+    if (!record || record.data.strategy !== 'auth0') return 'unknown_connection';
+    if (!record.data.enabled_clients.includes(clientId)) return 'connection_not_enabled';
+    return record.data;
+  }
+
+  return {
+    /** The database connections enabled for a client, in creation order. */
+    async connectionsFor(clientId: string): Promise<ConnectionData[]> {
+      const page = await storage.connections.list(tenantId, { offset: 0, limit: 100 }, { strategy: 'auth0' });
+      return page.items.map((record) => record.data).filter((connection) => connection.enabled_clients.includes(clientId));
+    },
+
+    findConnection,
+
+    /** `username` is an e-mail address, or a user name on connections that have them. */
+    async login(input: { connection: string; clientId: string; username: string; password: string }): Promise<DatabaseLoginResult> {
+      const connection = await findConnection(input.connection, input.clientId);
+      if (typeof connection === 'string') return { ok: false, reason: connection };
+      const name = input.username.trim();
+      const byEmail = name.includes('@');
+      const where = byEmail ? { connection: connection.name, email: name.toLowerCase() } : { connection: connection.name, username: name };
+      const record = await storage.users.findOne(tenantId, where);
+      if (!record?.columns.password_hash) {
+        await verifyPassword(input.password, await (decoyHash ??= hashPassword(`decoy-${Math.random()}`)));
+        return { ok: false, reason: 'wrong_credentials' };
+      }
+      if (!(await verifyPassword(input.password, record.columns.password_hash))) return { ok: false, reason: 'wrong_credentials' };
+      if (record.data.blocked) return { ok: false, reason: 'blocked' };
+      const at = deps.now().toISOString();
+      const user: UserData = { ...record.data, logins_count: record.data.logins_count + 1, last_login: at };
+      await storage.users.update(tenantId, record.id, { data: user });
+      return { ok: true, userId: record.id, connection: connection.name, user };
+    },
+  };
+}
+
+export type DatabaseLogin = ReturnType<typeof databaseLogin>;

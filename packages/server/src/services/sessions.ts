@@ -1,0 +1,106 @@
+import { randomId } from '../crypto/random.js';
+import { handleId, newHandle } from '../crypto/handles.js';
+import type { Storage } from '../storage/storage.js';
+
+/** What an SSO session remembers: who logged in, when, how, and which applications it served. */
+export interface SessionData {
+  user_id: string;
+  /** Public session id: the `sid` claim of ID tokens and logout. */
+  sid: string;
+  /** Seconds since the epoch of the last interactive login (`auth_time`). */
+  auth_time: number;
+  amr: string[];
+  connection: string;
+  clients: string[];
+  last_seen_at: string;
+}
+
+export interface Session {
+  handleId: string;
+  data: SessionData;
+}
+
+export interface SessionsDeps {
+  storage: Storage;
+  tenantId: string;
+  handleKey: Buffer;
+  now: () => Date;
+  /** Seconds a session lives without use. */
+  idleSeconds: number;
+  /** Seconds a session lives at most. */
+  absoluteSeconds: number;
+}
+
+/** Touching a session writes; within this many seconds of the last touch a use does not write again. */
+const TOUCH_INTERVAL_SECONDS = 60;
+
+/**
+ * Server-side SSO sessions: the browser holds a random handle in a cookie, the database its hash. A session
+ * ends at its absolute lifetime, or earlier when it has been idle too long.
+ */
+export function sessionsService(deps: SessionsDeps) {
+  const { storage, tenantId } = deps;
+  const iso = (date: Date) => date.toISOString();
+
+  return {
+    async create(input: { userId: string; connection: string; amr: string[]; clientId: string }): Promise<{ handle: string; session: Session }> {
+      const handle = newHandle();
+      const now = deps.now();
+      const data: SessionData = {
+        user_id: input.userId,
+        sid: randomId(32),
+        auth_time: Math.floor(now.getTime() / 1000),
+        amr: input.amr,
+        connection: input.connection,
+        clients: [input.clientId],
+        last_seen_at: iso(now),
+      };
+      const id = handleId(deps.handleKey, handle);
+      await storage.artifacts.insert(tenantId, 'session', {
+        id,
+        family: data.sid,
+        subject: input.userId,
+        data,
+        createdAt: iso(now),
+        expiresAt: iso(new Date(now.getTime() + deps.absoluteSeconds * 1000)),
+      });
+      return { handle, session: { handleId: id, data } };
+    },
+
+    /** The live session behind a cookie value, or undefined (unknown, ended, idle too long or too old). */
+    async find(handle: string | undefined): Promise<Session | undefined> {
+      if (!handle) return undefined;
+      const id = handleId(deps.handleKey, handle);
+      const artifact = await storage.artifacts.get<SessionData>(tenantId, 'session', id);
+      const now = deps.now();
+      if (!artifact || artifact.consumedAt !== null || artifact.expiresAt <= iso(now)) return undefined;
+      const idleFor = (now.getTime() - Date.parse(artifact.data.last_seen_at)) / 1000;
+      if (idleFor > deps.idleSeconds) return undefined;
+      if (idleFor > TOUCH_INTERVAL_SECONDS) {
+        artifact.data.last_seen_at = iso(now);
+        await storage.artifacts.update(tenantId, 'session', id, artifact.data, iso(now));
+      }
+      return { handleId: id, data: artifact.data };
+    },
+
+    /** Records that the session served a client (logout and `sid` bookkeeping). */
+    async addClient(session: Session, clientId: string): Promise<void> {
+      if (session.data.clients.includes(clientId)) return;
+      session.data.clients.push(clientId);
+      await storage.artifacts.update(tenantId, 'session', session.handleId, session.data, iso(deps.now()));
+    },
+
+    /** Ends the session behind a cookie value; true when there was one. */
+    async end(handle: string | undefined): Promise<boolean> {
+      if (!handle) return false;
+      return storage.artifacts.revokeFamily(tenantId, (await this.find(handle))?.data.sid ?? '\u0000', iso(deps.now())).then((n) => n > 0);
+    },
+
+    /** Ends a session by its public id (`sid` of an ID token hint). */
+    async endBySid(sid: string): Promise<boolean> {
+      return (await storage.artifacts.revokeFamily(tenantId, sid, iso(deps.now()))) > 0;
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof sessionsService>;
