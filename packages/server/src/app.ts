@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -39,6 +40,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     },
   });
   await app.register(formbody);
+  await app.register(cookie);
 
   await app.register(async (surface) => {
     oauthSurface(surface);

@@ -7,6 +7,7 @@ import { oauthConfigCache, type OAuthConfig } from './oauth/config-cache.js';
 import type { UserGrantServices } from './oauth/grants/grant.js';
 import { tokenIssuer, type TokenIssuer } from './oauth/tokens.js';
 import { userTokens } from './oauth/user-tokens.js';
+import { loginTransactions, type LoginTransactions } from './oauth/authorize/transaction.js';
 import { databaseLogin } from './services/database-login.js';
 import { sessionsService, type Sessions } from './services/sessions.js';
 import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
@@ -33,6 +34,8 @@ export interface Registry {
   /** Services of the user grants and of `/authorize`. */
   userGrants: UserGrantServices;
   sessions: Sessions;
+  sessionLifetimes: { idleSeconds: number; absoluteSeconds: number };
+  transactions: LoginTransactions;
   /** Key of the stored hashes of secret handles (sessions, codes, refresh tokens, transactions). */
   handleKey: Buffer;
   clientSecretKey: Buffer;
@@ -48,6 +51,9 @@ export interface RegistryOptions {
   logger?: Logger;
   now?: () => Date;
 }
+
+/** The platform's defaults: a session ends after 3 days without use, or 7 days after login. */
+const SESSION_LIFETIMES = { idleSeconds: 3 * 86_400, absoluteSeconds: 7 * 86_400 };
 
 export async function createRegistry(config: Config, options: RegistryOptions = {}): Promise<Registry> {
   const log = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
@@ -94,7 +100,9 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         handleKey,
         now,
       },
-      sessions: sessionsService({ storage, tenantId, handleKey, now, idleSeconds: 3 * 86_400, absoluteSeconds: 7 * 86_400 }),
+      sessions: sessionsService({ storage, tenantId, handleKey, now, ...SESSION_LIFETIMES }),
+      sessionLifetimes: SESSION_LIFETIMES,
+      transactions: loginTransactions({ storage, tenantId, handleKey, now }),
       handleKey,
       clientSecretKey,
       managementLimiter: createRateLimiter(config.managementRateLimit, { name: `mgmt:${tenantId}`, ...(redis ? { redis } : {}) }),

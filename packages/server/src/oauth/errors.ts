@@ -54,3 +54,41 @@ export class UnsupportedGrantType extends OAuthError {
     super('unsupported_grant_type', description, 400);
   }
 }
+
+/** The platform answers wrong credentials on the password grants with 403 rather than 400. */
+export class WrongCredentials extends OAuthError {
+  constructor() {
+    super('invalid_grant', 'Wrong email or password.', 403);
+  }
+}
+
+export class BlockedUser extends OAuthError {
+  constructor() {
+    super('unauthorized', 'user is blocked', 401);
+  }
+}
+
+/** Authorization-endpoint errors that only travel back to the redirect URI. */
+export class UnsupportedResponseType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_response_type', description, 400);
+  }
+}
+
+export class LoginRequired extends OAuthError {
+  constructor(description = 'Login required') {
+    super('login_required', description, 400);
+  }
+}
+
+export class ConsentRequired extends OAuthError {
+  constructor(description = 'Consent required') {
+    super('consent_required', description, 400);
+  }
+}
+
+export class InteractionRequired extends OAuthError {
+  constructor(description = 'Interaction required') {
+    super('interaction_required', description, 400);
+  }
+}

@@ -20,6 +20,8 @@ export interface UserGrant {
   userId: string;
   /** Requested scopes (the grant narrows them). */
   scopes: readonly string[];
+  /** What a refresh token issued now keeps (default: `scopes`); a narrowed refresh does not narrow the grant. */
+  refreshScopes?: readonly string[];
   audience: string | undefined;
   nonce?: string | undefined;
   authTime: number;
@@ -139,7 +141,7 @@ export function userTokens(deps: UserTokensDeps) {
 
       const offline =
         options.refreshToken &&
-        scopes.includes('offline_access') &&
+        (grant.refreshScopes ?? scopes).includes('offline_access') &&
         grant.client.grant_types.includes('refresh_token') &&
         (api === undefined || api.allow_offline_access);
       if (offline) {
@@ -147,7 +149,7 @@ export function userTokens(deps: UserTokensDeps) {
         const data: RefreshTokenData = {
           client_id: grant.clientId,
           user_id: grant.userId,
-          scopes: [...grant.scopes],
+          scopes: [...(grant.refreshScopes ?? grant.scopes)],
           audience: grant.audience ?? null,
           auth_time: grant.authTime,
           sid: grant.sid ?? null,
@@ -163,6 +165,13 @@ export function userTokens(deps: UserTokensDeps) {
         result.refresh_token = handle;
       }
       return result;
+    },
+
+    /** The token endpoint's answer to a user grant: always an access token, an ID token for `openid`. */
+    async tokenResponse(grant: UserGrant, refreshToken = true): Promise<IssuedTokens & { access_token: string }> {
+      const issued = await this.issue(grant, { accessToken: true, idToken: true, refreshToken });
+      if (issued.access_token === undefined) throw new Error('an access token was asked for');
+      return { ...issued, access_token: issued.access_token };
     },
   };
 }

@@ -1,5 +1,10 @@
+import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
 import type { Grant } from './grant.js';
+import { passwordGrant, passwordRealmGrant } from './password-realm.js';
+import { refreshTokenGrant } from './refresh-token.js';
 
-/** Grant types by their wire name. Later grants (authorization_code, refresh_token, …) register here. */
-export const GRANTS: ReadonlyMap<string, Grant> = new Map([clientCredentialsGrant].map((grant) => [grant.grantType, grant]));
+/** Grant types by their wire name. */
+export const GRANTS: ReadonlyMap<string, Grant> = new Map(
+  [clientCredentialsGrant, authorizationCodeGrant, refreshTokenGrant, passwordRealmGrant, passwordGrant].map((grant) => [grant.grantType, grant]),
+);

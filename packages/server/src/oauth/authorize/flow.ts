@@ -1,0 +1,85 @@
+import type { Session, Sessions } from '../../services/sessions.js';
+import type { Storage } from '../../storage/storage.js';
+import type { CachedClient, OAuthConfig } from '../config-cache.js';
+import { ConsentRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
+import type { UserGrantServices } from '../grants/grant.js';
+import { checkRequest, trustRedirect, UntrustedRequest, type TrustedTarget } from './checks.js';
+import { authorizationResult } from './issue.js';
+import type { AuthorizeRequest, RawParams } from './request.js';
+import { deliver, type AuthorizationAnswer } from './response.js';
+import type { LoginTransaction, LoginTransactions } from './transaction.js';
+
+export interface AuthorizeDeps {
+  storage: Storage;
+  tenantId: string;
+  config: OAuthConfig;
+  users: UserGrantServices;
+  sessions: Sessions;
+  transactions: LoginTransactions;
+}
+
+export type AuthorizeOutcome =
+  | { kind: 'untrusted'; error: string; description: string }
+  | { kind: 'answer'; answer: AuthorizationAnswer }
+  | { kind: 'login'; handle: string; transaction: LoginTransaction };
+
+/** An error after the redirect URI is trusted goes back to it, in the response mode, with `state`. */
+export function errorAnswer(target: Pick<TrustedTarget, 'responseMode' | 'redirectUri' | 'state'>, error: OAuthError): AuthorizationAnswer {
+  return deliver(target.responseMode, target.redirectUri, { error: error.error, error_description: error.description, state: target.state });
+}
+
+/** Whether the SSO session may answer this request without the user logging in again. */
+async function sessionServes(session: Session | undefined, request: AuthorizeRequest, deps: AuthorizeDeps): Promise<boolean> {
+  if (!session || request.prompt.includes('login')) return false;
+  const now = Math.floor(deps.users.now().getTime() / 1000);
+  if (request.maxAge !== undefined && now - session.data.auth_time > request.maxAge) return false;
+  if (request.connection !== undefined && request.connection !== session.data.connection) return false;
+  const connection = await deps.storage.connections.findOne(deps.tenantId, { name: session.data.connection });
+  if (!connection?.data.enabled_clients.includes(request.clientId)) return false;
+  const user = await deps.storage.users.get(deps.tenantId, session.data.user_id);
+  return user !== undefined && !user.data.blocked;
+}
+
+/** Issues the authorization response for an authenticated session. */
+export async function completeAuthorization(request: AuthorizeRequest, client: CachedClient, session: Session, deps: AuthorizeDeps): Promise<AuthorizationAnswer> {
+  await deps.sessions.addClient(session, client.clientId);
+  const result = await authorizationResult(request, client, session.data, deps);
+  return deliver(request.responseMode, request.redirectUri, result);
+}
+
+/**
+ * `/authorize`: trust the redirect, check the request, then answer from the SSO session, refuse (`prompt=none`),
+ * or start a login transaction for the hosted pages.
+ */
+export async function authorize(raw: RawParams, sessionHandle: string | undefined, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
+  let target: TrustedTarget;
+  try {
+    target = await trustRedirect(raw, deps.config);
+  } catch (error) {
+    if (error instanceof UntrustedRequest) return { kind: 'untrusted', error: error.error, description: error.description };
+    throw error;
+  }
+  try {
+    const request = await checkRequest(raw, target, deps.config);
+    if (request.connection !== undefined) {
+      const connection = await deps.storage.connections.findOne(deps.tenantId, { name: request.connection });
+      if (!connection?.data.enabled_clients.includes(request.clientId)) {
+        throw new InvalidRequest(`The connection '${request.connection}' does not exist or is not enabled for this application.`);
+      }
+    }
+    const session = await deps.sessions.find(sessionHandle);
+    // Latchkey keeps no record of consent, so a third-party application can only get it interactively.
+    if (request.prompt.includes('none') && !target.client.data.is_first_party) {
+      throw new ConsentRequired('Consent required: third-party applications cannot skip the consent prompt.');
+    }
+    if (await sessionServes(session, request, deps)) {
+      return { kind: 'answer', answer: await completeAuthorization(request, target.client, session as Session, deps) };
+    }
+    if (request.prompt.includes('none')) throw new LoginRequired();
+    const { handle, transaction } = await deps.transactions.create(request);
+    return { kind: 'login', handle, transaction };
+  } catch (error) {
+    if (error instanceof OAuthError) return { kind: 'answer', answer: errorAnswer(target, error) };
+    throw error;
+  }
+}

@@ -1,0 +1,80 @@
+import { hmacSha256 } from '../../crypto/deployment-secret.js';
+import { handleId, newHandle, safeEqual } from '../../crypto/handles.js';
+import { randomId } from '../../crypto/random.js';
+import type { Storage } from '../../storage/storage.js';
+import type { AuthorizeRequest } from './request.js';
+
+/** How long a user may take on the hosted pages before the login must start again. */
+export const TRANSACTION_SECONDS = 3600;
+
+/**
+ * A login transaction: the authorization request waiting for the user to authenticate on the hosted pages.
+ * Its public id travels in page URLs (`state`); its secret handle only in an HttpOnly cookie named after the
+ * public id, so that several tabs can log in at once, and a page that posts without that browser's cookie
+ * (login CSRF, a copied URL) finds nothing.
+ */
+export interface LoginTransaction {
+  publicId: string;
+  request: AuthorizeRequest;
+  /** Values the user submitted last, to prefill the form again (never the password). */
+  lastUsername?: string;
+}
+
+export interface TransactionDeps {
+  storage: Storage;
+  tenantId: string;
+  handleKey: Buffer;
+  now: () => Date;
+}
+
+export const transactionCookieName = (publicId: string) => `lk_tx_${publicId}`;
+
+export function loginTransactions(deps: TransactionDeps) {
+  const { storage, tenantId } = deps;
+  const iso = () => deps.now().toISOString();
+  const csrfKey = hmacSha256(deps.handleKey, 'login-csrf');
+
+  return {
+    async create(request: AuthorizeRequest): Promise<{ handle: string; transaction: LoginTransaction }> {
+      const handle = newHandle();
+      const transaction: LoginTransaction = { publicId: randomId(24), request };
+      const now = deps.now();
+      await storage.artifacts.insert(tenantId, 'login_transaction', {
+        id: handleId(deps.handleKey, handle),
+        family: transaction.publicId,
+        data: transaction,
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + TRANSACTION_SECONDS * 1000).toISOString(),
+      });
+      return { handle, transaction };
+    },
+
+    /** The live transaction behind a cookie value, if it is the one the page names. */
+    async find(publicId: string, handle: string | undefined): Promise<LoginTransaction | undefined> {
+      if (!handle) return undefined;
+      const artifact = await storage.artifacts.get<LoginTransaction>(tenantId, 'login_transaction', handleId(deps.handleKey, handle));
+      if (!artifact || artifact.consumedAt !== null || artifact.expiresAt <= iso()) return undefined;
+      return safeEqual(artifact.data.publicId, publicId) ? artifact.data : undefined;
+    },
+
+    async save(handle: string, transaction: LoginTransaction): Promise<void> {
+      await storage.artifacts.update(tenantId, 'login_transaction', handleId(deps.handleKey, handle), transaction, iso());
+    },
+
+    /** Ends the transaction; only one concurrent completion wins. */
+    async complete(handle: string): Promise<boolean> {
+      return (await storage.artifacts.consume(tenantId, 'login_transaction', handleId(deps.handleKey, handle), iso())) !== undefined;
+    },
+
+    /** The CSRF token of the transaction's forms: derived from the secret handle, so only its browser can know it. */
+    csrfToken(handle: string): string {
+      return hmacSha256(csrfKey, handle).toString('base64url');
+    },
+
+    csrfValid(handle: string, token: string | undefined): boolean {
+      return token !== undefined && safeEqual(this.csrfToken(handle), token);
+    },
+  };
+}
+
+export type LoginTransactions = ReturnType<typeof loginTransactions>;

@@ -1,0 +1,67 @@
+import { handleId } from '../../crypto/handles.js';
+import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../errors.js';
+import { verifierMatches } from '../pkce.js';
+import type { Grant } from './grant.js';
+
+/** What `/authorize` stores behind a code (see authorize/issue.ts). */
+export interface AuthorizationCodeData {
+  client_id: string;
+  redirect_uri: string;
+  user_id: string;
+  scopes: string[];
+  audience: string | null;
+  nonce: string | null;
+  code_challenge: string | null;
+  auth_time: number;
+  sid: string | null;
+}
+
+/**
+ * RFC 6749 4.1.3 with PKCE (RFC 7636). A code is consumed by one conditional update; presenting it again finds
+ * it consumed, and then everything issued from it (its refresh tokens share its family) is revoked (4.1.2).
+ */
+export const authorizationCodeGrant: Grant = {
+  grantType: 'authorization_code',
+  parameters: ['code', 'redirect_uri', 'code_verifier'],
+  async handle({ params, client, tenantId, storage, users }) {
+    if (!client.data.grant_types.includes('authorization_code')) {
+      throw new UnauthorizedClient(`Grant type 'authorization_code' not allowed for the client.`);
+    }
+    if (!params.code) throw new InvalidRequest('Missing required parameter: code');
+    const id = handleId(users.handleKey, params.code);
+    const now = users.now().toISOString();
+    const artifact = await storage.artifacts.consume<AuthorizationCodeData>(tenantId, 'authorization_code', id, now);
+    if (!artifact) {
+      const seen = await storage.artifacts.get(tenantId, 'authorization_code', id);
+      if (seen?.consumedAt && seen.family) await storage.artifacts.revokeFamily(tenantId, seen.family, now);
+      throw new InvalidGrant('Invalid authorization code');
+    }
+    const code = artifact.data;
+    if (code.client_id !== client.clientId) throw new InvalidGrant('Invalid authorization code');
+    if (params.redirect_uri !== code.redirect_uri) throw new InvalidGrant('Invalid redirect_uri: it must match the one of the authorization request.');
+    if (code.code_challenge) {
+      if (!params.code_verifier || !verifierMatches(params.code_verifier, code.code_challenge)) {
+        throw new InvalidGrant('Failed to verify code verifier');
+      }
+    } else if (params.code_verifier) {
+      throw new InvalidGrant('Failed to verify code verifier');
+    } else if (client.method === 'none') {
+      // A public client cannot prove it is the one that asked: only PKCE binds the code to it.
+      throw new InvalidGrant('A public client must use PKCE (code_challenge) with the authorization code grant.');
+    }
+    return users.userTokens.tokenResponse(
+      {
+        clientId: client.clientId,
+        client: client.data,
+        userId: code.user_id,
+        scopes: code.scopes,
+        audience: code.audience ?? undefined,
+        nonce: code.nonce ?? undefined,
+        authTime: code.auth_time,
+        sid: code.sid ?? undefined,
+        grantId: artifact.family ?? '',
+        certificateThumbprint: (client as { certificateThumbprint?: string }).certificateThumbprint,
+      },
+    );
+  },
+};

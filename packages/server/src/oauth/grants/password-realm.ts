@@ -1,0 +1,65 @@
+import type { DatabaseLoginResult } from '../../services/database-login.js';
+import { randomId } from '../../crypto/random.js';
+import { BlockedUser, InvalidRequest, UnauthorizedClient, WrongCredentials } from '../errors.js';
+import { splitScope } from '../scopes.js';
+import type { Grant, GrantContext } from './grant.js';
+
+export const PASSWORD_REALM_GRANT = 'http://auth0.com/oauth/grant-type/password-realm';
+
+function failure(result: Exclude<DatabaseLoginResult, { ok: true }>): Error {
+  switch (result.reason) {
+    case 'unknown_connection':
+      return new InvalidRequest('Unknown realm: no database connection of that name.');
+    case 'connection_not_enabled':
+      return new UnauthorizedClient('The connection is not enabled for this client.');
+    case 'blocked':
+      return new BlockedUser();
+    case 'wrong_credentials':
+      return new WrongCredentials();
+  }
+}
+
+/** Both password grants: check the client may use it, log the user in against `realm`, issue tokens. */
+async function passwordLogin(grantType: string, realm: string | undefined, { params, client, users }: GrantContext) {
+  if (!client.data.grant_types.includes(grantType)) throw new UnauthorizedClient(`Grant type '${grantType}' not allowed for the client.`);
+  if (!params.username) throw new InvalidRequest('Missing required parameter: username');
+  if (!params.password) throw new InvalidRequest('Missing required parameter: password');
+  if (!realm) throw new InvalidRequest('Missing required parameter: realm');
+  const result = await users.databaseLogin.login({ connection: realm, clientId: client.clientId, username: params.username, password: params.password });
+  if (!result.ok) throw failure(result);
+  return users.userTokens.tokenResponse({
+    clientId: client.clientId,
+    client: client.data,
+    userId: result.userId,
+    scopes: splitScope(params.scope),
+    audience: params.audience,
+    authTime: Math.floor(users.now().getTime() / 1000),
+    grantId: randomId(32),
+    certificateThumbprint: (client as { certificateThumbprint?: string }).certificateThumbprint,
+  });
+}
+
+/** The platform's extension grant: resource-owner password against a named database connection (`realm`). */
+export const passwordRealmGrant: Grant = {
+  grantType: PASSWORD_REALM_GRANT,
+  parameters: ['username', 'password', 'realm', 'scope', 'audience'],
+  handle: (context) => passwordLogin(PASSWORD_REALM_GRANT, context.params.realm, context),
+};
+
+/**
+ * RFC 6749 4.3. Without a realm the platform uses the tenant's default directory; here that is the client's
+ * one enabled database connection, and a client with several must use the password-realm grant.
+ */
+export const passwordGrant: Grant = {
+  grantType: 'password',
+  parameters: ['username', 'password', 'scope', 'audience'],
+  async handle(context) {
+    const connections = await context.users.databaseLogin.connectionsFor(context.client.clientId);
+    if (connections.length > 1) {
+      throw new InvalidRequest('Several database connections are enabled for this client: use the password-realm grant and name one.');
+    }
+    const only = connections[0];
+    if (!only) throw new InvalidRequest('No database connection is enabled for this client.');
+    return passwordLogin('password', only.name, context);
+  },
+};

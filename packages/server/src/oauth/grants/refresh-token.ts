@@ -1,0 +1,54 @@
+import { handleId } from '../../crypto/handles.js';
+import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.js';
+import { splitScope } from '../scopes.js';
+import type { RefreshTokenData } from '../user-tokens.js';
+import type { Grant } from './grant.js';
+
+/**
+ * RFC 6749 6 with rotation: each use consumes the presented token and issues a new one in the same family. A
+ * token presented again after it was rotated means it leaked (or the client is confused): the whole family is
+ * revoked, so neither the thief nor the client can go on (OAuth 2.0 Security BCP 4.14.2).
+ */
+export const refreshTokenGrant: Grant = {
+  grantType: 'refresh_token',
+  parameters: ['refresh_token', 'scope'],
+  async handle({ params, client, tenantId, storage, users }) {
+    if (!client.data.grant_types.includes('refresh_token')) {
+      throw new UnauthorizedClient(`Grant type 'refresh_token' not allowed for the client.`);
+    }
+    if (!params.refresh_token) throw new InvalidRequest('Missing required parameter: refresh_token');
+    const id = handleId(users.handleKey, params.refresh_token);
+    const now = users.now().toISOString();
+    const seen = await storage.artifacts.get<RefreshTokenData>(tenantId, 'refresh_token', id);
+    // Another client's token is refused without consuming it: presenting it must not let anyone revoke it.
+    if (!seen || seen.data.client_id !== client.clientId) throw new InvalidGrant('Unknown or invalid refresh token.');
+    const artifact = await storage.artifacts.consume<RefreshTokenData>(tenantId, 'refresh_token', id, now);
+    if (!artifact) {
+      if (seen.consumedAt !== null && seen.family) await storage.artifacts.revokeFamily(tenantId, seen.family, now);
+      throw new InvalidGrant('Unknown or invalid refresh token.');
+    }
+    const token = artifact.data;
+    const requested = splitScope(params.scope);
+    const outside = requested.filter((scope) => !token.scopes.includes(scope));
+    if (outside.length > 0) throw new InvalidScope(`The requested scope exceeds the original grant: ${outside.join(' ')}`);
+    const user = await storage.users.get(tenantId, token.user_id);
+    if (!user || user.data.blocked) {
+      await storage.artifacts.revokeFamily(tenantId, artifact.family ?? '', now);
+      throw new InvalidGrant('Unknown or invalid refresh token.');
+    }
+    // A narrower scope applies to this answer only; the next refresh token keeps the original grant.
+    const issued = await users.userTokens.tokenResponse({
+      clientId: client.clientId,
+      client: client.data,
+      userId: token.user_id,
+      scopes: requested.length > 0 ? requested : token.scopes,
+      refreshScopes: token.scopes,
+      audience: token.audience ?? undefined,
+      authTime: token.auth_time,
+      sid: token.sid ?? undefined,
+      grantId: artifact.family ?? '',
+      certificateThumbprint: (client as { certificateThumbprint?: string }).certificateThumbprint,
+    });
+    return issued;
+  },
+};
