@@ -8,6 +8,9 @@ import { buildValidator } from './http/validation.js';
 import { managementRoutes } from './http/management/index.js';
 import { managementSurface } from './http/management/surface.js';
 import { oauthSurface } from './http/oauth/surface.js';
+import { revokeRoutes } from './http/oauth/revoke.js';
+import { userinfoRoutes } from './http/oauth/userinfo.js';
+import { cors } from './http/plugins/cors.js';
 import { tokenRoutes } from './http/oauth/token.js';
 import { wellKnownRoutes } from './http/oauth/well-known.js';
 import type { Registry } from './registry.js';
@@ -44,8 +47,11 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
 
   await app.register(async (surface) => {
     oauthSurface(surface);
+    cors(surface, { config: registry.oauthConfig, ownOrigin: new URL(registry.issuer).origin });
     await surface.register(wellKnownRoutes(registry));
     await surface.register(tokenRoutes(registry));
+    await surface.register(userinfoRoutes(registry));
+    await surface.register(revokeRoutes(registry));
   });
 
   await app.register(

@@ -56,6 +56,17 @@ export function oauthConfigCache(deps: OAuthConfigDeps) {
       }),
     resourceServer: (identifier: string): Promise<ResourceServerData | undefined> =>
       cached(`r:${identifier}`, async () => (await storage.resourceServers.findOne(tenantId, { identifier }))?.data),
+    /** Every origin some application allows (web origins and allowed origins): the tenant's CORS list. */
+    allowedOrigins: (): Promise<ReadonlySet<string>> =>
+      cached('origins', async () => {
+        const origins = new Set<string>();
+        for (let offset = 0; ; offset += 100) {
+          const page = await storage.clients.list(tenantId, { offset, limit: 100 });
+          for (const record of page.items) for (const origin of [...record.data.web_origins, ...record.data.allowed_origins]) origins.add(origin);
+          if (offset + 100 >= page.total) break;
+        }
+        return origins;
+      }),
     clientGrant: (clientId: string, audience: string): Promise<ClientGrantData | undefined> =>
       cached(`g:${clientId}\n${audience}`, async () => (await storage.clientGrants.findOne(tenantId, { client_id: clientId, audience }))?.data),
   };

@@ -92,3 +92,9 @@ export class InteractionRequired extends OAuthError {
     super('interaction_required', description, 400);
   }
 }
+
+export class UnsupportedTokenType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_token_type', description, 400);
+  }
+}

@@ -2,11 +2,11 @@ import { handleId, newHandle } from '../crypto/handles.js';
 import { randomId } from '../crypto/random.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import type { ClientData } from '../services/clients.js';
-import type { UserData } from '../services/users.js';
 import type { Storage } from '../storage/storage.js';
 import type { OAuthConfig } from './config-cache.js';
 import { halfHash, signRs256Jwt } from './jws.js';
 import { grantedUserScopes } from './scopes.js';
+import { userinfoClaims } from './userinfo.js';
 
 /** Lifetime of an access token that only reaches `/userinfo`. */
 const USERINFO_TOKEN_SECONDS = 86_400;
@@ -71,22 +71,6 @@ export interface UserTokensDeps {
   now: () => Date;
 }
 
-/** Profile claims by scope (OIDC Core 5.4), under the platform's names. */
-function profileClaims(user: UserData & { updated_at?: string }, scopes: readonly string[]): Record<string, unknown> {
-  const claims: Record<string, unknown> = {};
-  if (scopes.includes('profile')) {
-    for (const key of ['name', 'nickname', 'picture', 'given_name', 'family_name'] as const) {
-      if (user[key] !== undefined) claims[key] = user[key];
-    }
-    if (user.updated_at !== undefined) claims.updated_at = user.updated_at;
-  }
-  if (scopes.includes('email') && user.email !== undefined) {
-    claims.email = user.email;
-    claims.email_verified = user.email_verified;
-  }
-  return claims;
-}
-
 /** Issues the access, ID and refresh tokens of a user grant (authorization code, implicit, refresh, password). */
 export function userTokens(deps: UserTokensDeps) {
   const userinfoAudience = `${deps.issuer}/userinfo`;
@@ -124,7 +108,7 @@ export function userTokens(deps: UserTokensDeps) {
       if (options.idToken && scopes.includes('openid')) {
         const user = await loadUser(grant.userId);
         result.id_token = await signRs256Jwt(deps.keys, {
-          ...(user ? profileClaims(user, scopes) : {}),
+          ...(user ? userinfoClaims(grant.userId, user, result.scope) : {}),
           iss: deps.issuerClaim,
           sub: grant.userId,
           aud: grant.clientId,

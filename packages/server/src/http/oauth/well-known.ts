@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { RESPONSE_MODES, RESPONSE_TYPES } from '../../oauth/authorize/request.js';
+import { GRANTS } from '../../oauth/grants/registry.js';
 import type { Registry } from '../../registry.js';
 
 const Jwk = Type.Object({ kid: Type.String(), kty: Type.String(), use: Type.String(), alg: Type.String(), n: Type.String(), e: Type.String() });
@@ -24,15 +26,26 @@ export function wellKnownRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         const base = registry.issuer;
         return {
           issuer: registry.issuerClaim,
-          jwks_uri: `${base}/.well-known/jwks.json`,
+          authorization_endpoint: `${base}/authorize`,
           token_endpoint: `${base}/oauth/token`,
-          grant_types_supported: ['client_credentials'],
-          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+          userinfo_endpoint: `${base}/userinfo`,
+          jwks_uri: `${base}/.well-known/jwks.json`,
+          revocation_endpoint: `${base}/oauth/revoke`,
+          end_session_endpoint: `${base}/oidc/logout`,
+          scopes_supported: ['openid', 'profile', 'email', 'offline_access'],
+          response_types_supported: [...RESPONSE_TYPES],
+          response_modes_supported: [...RESPONSE_MODES],
+          grant_types_supported: [...GRANTS.keys(), 'implicit'],
+          code_challenge_methods_supported: ['S256'],
+          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
           token_endpoint_auth_signing_alg_values_supported: ['RS256'],
+          revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
           id_token_signing_alg_values_supported: ['RS256'],
-          scopes_supported: [],
-          response_types_supported: [],
           subject_types_supported: ['public'],
+          claims_supported: ['sub', 'iss', 'aud', 'azp', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'c_hash', 'name', 'nickname', 'picture', 'given_name', 'family_name', 'updated_at', 'email', 'email_verified'],
+          request_parameter_supported: false,
+          request_uri_parameter_supported: false,
+          claims_parameter_supported: false,
         };
       },
     );

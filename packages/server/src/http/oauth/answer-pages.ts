@@ -1,0 +1,60 @@
+import type { FastifyReply } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { AuthorizationAnswer } from '../../oauth/authorize/response.js';
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
+}
+
+/** JSON that can sit inside a <script> element: nothing in it can close the element or end a JS string early. */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function formPostPage(action: string, fields: Record<string, string>, nonce: string): string {
+  const inputs = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Submit this form</title></head><body>
+<form method="post" action="${escapeHtml(action)}">${inputs}<noscript><p>JavaScript is off: press the button to continue.</p><button type="submit">Continue</button></noscript></form>
+<script nonce="${nonce}">document.forms[0].submit();</script></body></html>`;
+}
+
+/**
+ * The platform's web_message page: it runs in a hidden iframe (or a popup) and posts the result to its parent or
+ * opener, addressed only to the redirect URI's origin so that no other page can read it.
+ */
+function webMessagePage(targetOrigin: string, response: Record<string, string | number>, nonce: string): string {
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Authorization response</title></head><body>
+<script nonce="${nonce}">(function () {
+  var target = window.opener || window.parent;
+  target.postMessage({ type: "authorization_response", response: ${jsonForScript(response)} }, ${jsonForScript(targetOrigin)});
+})();</script></body></html>`;
+}
+
+/** A CSP source for a URL: its origin, or its scheme for custom schemes (native apps), whose origin is "null". */
+function cspSource(address: string): string {
+  const url = new URL(address);
+  return url.origin !== 'null' ? url.origin : url.protocol;
+}
+
+/** Sends an authorization answer: a 302, or a small page whose only script carries this response's nonce. */
+export function sendAnswer(reply: FastifyReply, answer: AuthorizationAnswer): FastifyReply {
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (answer.kind === 'redirect') return reply.redirect(answer.location, 302);
+  const nonce = randomBytes(16).toString('base64');
+  const base = `default-src 'none'; script-src 'nonce-${nonce}'; base-uri 'none'`;
+  reply.type('text/html; charset=utf-8').header('referrer-policy', 'no-referrer');
+  if (answer.kind === 'form_post') {
+    return reply
+      .header('content-security-policy', `${base}; form-action ${cspSource(answer.action)}; frame-ancestors 'none'`)
+      .header('x-frame-options', 'DENY')
+      .send(formPostPage(answer.action, answer.fields, nonce));
+  }
+  // Framed on purpose (silent authentication), but only by the application's own origin.
+  return reply
+    .header('content-security-policy', `${base}; frame-ancestors ${cspSource(answer.targetOrigin)}`)
+    .send(webMessagePage(answer.targetOrigin, answer.response, nonce));
+}

@@ -1,0 +1,56 @@
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { SigningKeys } from '../keys/signing-keys.js';
+import { OAuthError } from './errors.js';
+
+/** RFC 6750 3.1: a bad bearer token is 401 with a challenge that names the error. */
+export class InvalidToken extends OAuthError {
+  constructor(description: string) {
+    super('invalid_token', description, 401, {
+      'www-authenticate': `Bearer realm="latchkey", error="invalid_token", error_description="${description.replaceAll('"', "'")}"`,
+    });
+  }
+}
+
+/** A request without any bearer token gets a bare challenge (RFC 6750 3.1: no error code). */
+export class MissingToken extends OAuthError {
+  constructor() {
+    super('invalid_request', 'Missing access token.', 401, { 'www-authenticate': 'Bearer realm="latchkey"' });
+  }
+}
+
+export interface AccessTokenVerifierDeps {
+  keys: SigningKeys;
+  issuerClaim: string;
+  audience: string;
+}
+
+class UnknownKey extends Error {}
+
+/** Verifies a user access token for one audience (e.g. `/userinfo`): RS256 by the tenant's keys, issuer, expiry. */
+export function accessTokenVerifier(deps: AccessTokenVerifierDeps) {
+  return async function verify(authorization: string | undefined): Promise<JWTPayload & { sub: string }> {
+    if (!authorization) throw new MissingToken();
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match?.[1]) throw new InvalidToken('Malformed Authorization header: expected Bearer and a token.');
+    try {
+      const { payload } = await jwtVerify(
+        match[1],
+        async (header) => {
+          const key = header.kid ? await deps.keys.verificationKey(header.kid) : undefined;
+          if (!key) throw new UnknownKey();
+          return key;
+        },
+        { algorithms: ['RS256'], issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: 5 },
+      );
+      if (typeof payload.sub !== 'string') throw new InvalidToken('The access token has no subject.');
+      return payload as JWTPayload & { sub: string };
+    } catch (error) {
+      if (error instanceof InvalidToken) throw error;
+      if (error instanceof joseErrors.JWTExpired) throw new InvalidToken('The access token expired.');
+      if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') {
+        throw new InvalidToken('The access token is not valid for this endpoint.');
+      }
+      throw new InvalidToken('The access token is invalid.');
+    }
+  };
+}

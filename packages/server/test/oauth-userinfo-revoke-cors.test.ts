@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/harness.js';
+import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { managementApi } from './support/management-api.js';
+import { DIALECTS } from './support/services.js';
+
+describe.each(DIALECTS)('userinfo, revocation, CORS and discovery (%s)', (dialect) => {
+  let server: TestServer;
+  let fx: LoginFixture;
+  beforeAll(async () => {
+    server = await startTestServer({ dialect, listen: true });
+    fx = await provisionLogin(server);
+  });
+  afterAll(async () => server?.close());
+
+  async function post(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
+    const response = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text, json: () => JSON.parse(text) as Record<string, string> };
+  }
+
+  const login = async (scope: string, extra: Record<string, string> = {}) => {
+    const answer = await post('/oauth/token', {
+      grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
+      client_id: fx.web.clientId,
+      client_secret: fx.web.clientSecret,
+      username: fx.user.email,
+      password: fx.user.password,
+      realm: fx.connection,
+      scope,
+      ...extra,
+    });
+    expect(answer.status, answer.text).toBe(200);
+    return answer.json();
+  };
+
+  const userinfo = (token: string, method: 'GET' | 'POST' = 'GET') =>
+    fetch(`${server.url}/userinfo`, { method, headers: { authorization: `Bearer ${token}` } });
+
+  it('answers /userinfo by GET and POST with the claims the scopes allow', async () => {
+    const full = await login('openid profile email');
+    for (const method of ['GET', 'POST'] as const) {
+      const response = await userinfo(full.access_token ?? '', method);
+      expect(response.status).toBe(200);
+      const profile = (await response.json()) as Record<string, unknown>;
+      expect(profile).toMatchObject({ sub: fx.user.userId, name: 'Test User', email: fx.user.email, email_verified: true });
+      expect(profile.nickname).toBe(fx.user.email.split('@')[0]);
+      expect(String(profile.picture)).toMatch(/^https:\/\//);
+      expect(new Date(String(profile.updated_at)).toISOString()).toBe(profile.updated_at);
+    }
+    const narrow = await login('openid');
+    expect(await (await userinfo(narrow.access_token ?? '')).json()).toEqual({ sub: fx.user.userId });
+    // An API token without openid is not valid at /userinfo.
+    const apiOnly = await login('read:things', { audience: fx.api.identifier });
+    const refused = await userinfo(apiOnly.access_token ?? '');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer realm="latchkey", error="invalid_token"/);
+  });
+
+  it('refuses missing, malformed and forged tokens with 401 and a Bearer challenge', async () => {
+    const missing = await fetch(`${server.url}/userinfo`);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="latchkey"');
+    for (const header of ['Basic abc', 'Bearer', 'Bearer a.b.c', `Bearer ${'x'.repeat(5000)}`]) {
+      const response = await fetch(`${server.url}/userinfo`, { headers: { authorization: header } });
+      expect(response.status, header).toBe(401);
+      expect(((await response.json()) as { error: string }).error).toBe('invalid_token');
+    }
+    const real = (await login('openid')).access_token ?? '';
+    const [head, payload] = real.split('.');
+    const forged = `${head}.${Buffer.from(JSON.stringify({ sub: 'auth0|someone-else', aud: `${server.registry.issuer}/userinfo` })).toString('base64url')}.${real.split('.')[2]}`;
+    expect((await userinfo(forged)).status).toBe(401);
+    expect(payload).toBeDefined();
+  });
+
+  it('revokes a refresh token and its whole grant; unknown tokens and other clients get 200 without effect', async () => {
+    const tokens = await login('openid offline_access');
+    const refresh = (token: string) =>
+      post('/oauth/token', { grant_type: 'refresh_token', client_id: fx.web.clientId, client_secret: fx.web.clientSecret, refresh_token: token });
+    const rotated = (await refresh(tokens.refresh_token ?? '')).json();
+    const api = managementApi(server);
+    const other = await api('POST', '/clients', { name: 'Other revoker', app_type: 'regular_web' });
+    const foreign = await post('/oauth/revoke', { client_id: String(other.body.client_id), client_secret: String(other.body.client_secret), token: rotated.refresh_token ?? '' });
+    expect(foreign.status).toBe(200);
+    expect((await post('/oauth/revoke', { client_id: fx.web.clientId, client_secret: fx.web.clientSecret, token: 'no-such-token' })).status).toBe(200);
+    expect((await post('/oauth/revoke', { client_id: fx.web.clientId, client_secret: 'wrong', token: 'x' })).status).toBe(401);
+    expect((await post('/oauth/revoke', { client_id: fx.web.clientId, client_secret: fx.web.clientSecret })).json().error).toBe('invalid_request');
+
+    const revoked = await post('/oauth/revoke', { client_id: fx.web.clientId, client_secret: fx.web.clientSecret, token: rotated.refresh_token ?? '' });
+    expect(revoked.status).toBe(200);
+    expect(revoked.text).toBe('');
+    expect((await refresh(rotated.refresh_token ?? '')).json().error).toBe('invalid_grant');
+  });
+
+  it("allows browser calls only from allowed origins, and a named client's calls only from its own", async () => {
+    const preflight = await fetch(`${server.url}/oauth/token`, {
+      method: 'OPTIONS',
+      headers: { origin: fx.spa.origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,auth0-client' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(fx.spa.origin);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Auth0-Client/i);
+
+    const evil = await fetch(`${server.url}/oauth/token`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await evil.text()).toBe('Origin https://evil.example is not allowed.');
+    expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+
+    const allowed = await post('/oauth/token', { grant_type: 'refresh_token', client_id: fx.spa.clientId, refresh_token: 'nope' }, { origin: fx.spa.origin });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(fx.spa.origin);
+    expect(allowed.json().error).toBe('invalid_grant');
+
+    // An origin some other application allows is still refused for this client.
+    const api = managementApi(server);
+    await api('POST', '/clients', { name: 'Elsewhere', app_type: 'spa', web_origins: ['https://elsewhere.example'] });
+    const crossed = await post('/oauth/token', { grant_type: 'refresh_token', client_id: fx.spa.clientId, refresh_token: 'nope' }, { origin: 'https://elsewhere.example' });
+    expect(crossed.status).toBe(403);
+    expect(crossed.text).toBe('Origin https://elsewhere.example is not allowed.');
+
+    const profile = await fetch(`${server.url}/userinfo`, { headers: { origin: fx.spa.origin, authorization: 'Bearer x' } });
+    expect(profile.status).toBe(401);
+    expect(profile.headers.get('access-control-allow-origin')).toBe(fx.spa.origin);
+  });
+
+  it('publishes discovery metadata for what exists', async () => {
+    const metadata = (await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({
+      issuer: `${server.registry.issuer}/`,
+      authorization_endpoint: `${server.registry.issuer}/authorize`,
+      userinfo_endpoint: `${server.registry.issuer}/userinfo`,
+      revocation_endpoint: `${server.registry.issuer}/oauth/revoke`,
+      end_session_endpoint: `${server.registry.issuer}/oidc/logout`,
+      code_challenge_methods_supported: ['S256'],
+    });
+    expect(metadata.response_types_supported).toEqual(expect.arrayContaining(['code', 'token', 'id_token', 'code id_token token']));
+    expect(metadata.response_modes_supported).toEqual(['query', 'fragment', 'form_post', 'web_message']);
+    expect(metadata.grant_types_supported).toEqual(
+      expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials', 'implicit', 'http://auth0.com/oauth/grant-type/password-realm']),
+    );
+  });
+});
