@@ -1,6 +1,8 @@
-import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { errors as joseErrors, type JWTPayload } from 'jose';
+import { verifyTenantJwt } from '../keys/verify-jwt.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import { OAuthError } from './errors.js';
+import { verifiedTokenCache } from './verified-tokens.js';
 
 /** RFC 6750 3.1: a bad bearer token is 401 with a challenge that names the error. */
 export class InvalidToken extends OAuthError {
@@ -24,26 +26,21 @@ export interface AccessTokenVerifierDeps {
   audience: string;
 }
 
-class UnknownKey extends Error {}
-
 /** Verifies a user access token for one audience (e.g. `/userinfo`): RS256 by the tenant's keys, issuer, expiry. */
 export function accessTokenVerifier(deps: AccessTokenVerifierDeps) {
+  const verified = verifiedTokenCache<JWTPayload & { sub: string }>();
   return async function verify(authorization: string | undefined): Promise<JWTPayload & { sub: string }> {
     if (!authorization) throw new MissingToken();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw new InvalidToken('Malformed Authorization header: expected Bearer and a token.');
+    const known = verified.get(match[1]);
+    if (known) return known;
     try {
-      const { payload } = await jwtVerify(
-        match[1],
-        async (header) => {
-          const key = header.kid ? await deps.keys.verificationKey(header.kid) : undefined;
-          if (!key) throw new UnknownKey();
-          return key;
-        },
-        { algorithms: ['RS256'], issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: 5 },
-      );
+      const payload = await verifyTenantJwt(deps.keys, match[1], { issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: 5 });
       if (typeof payload.sub !== 'string') throw new InvalidToken('The access token has no subject.');
-      return payload as JWTPayload & { sub: string };
+      const claims = payload as JWTPayload & { sub: string };
+      verified.set(match[1], claims);
+      return claims;
     } catch (error) {
       if (error instanceof InvalidToken) throw error;
       if (error instanceof joseErrors.JWTExpired) throw new InvalidToken('The access token expired.');

@@ -87,12 +87,6 @@ export class ConsentRequired extends OAuthError {
   }
 }
 
-export class InteractionRequired extends OAuthError {
-  constructor(description = 'Interaction required') {
-    super('interaction_required', description, 400);
-  }
-}
-
 export class UnsupportedTokenType extends OAuthError {
   constructor(description: string) {
     super('unsupported_token_type', description, 400);

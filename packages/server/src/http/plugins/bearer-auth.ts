@@ -1,5 +1,6 @@
-import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { errors as joseErrors, type JWTPayload } from 'jose';
 import type { SigningKeys } from '../../keys/signing-keys.js';
+import { UnknownSigningKey, verifyTenantJwt } from '../../keys/verify-jwt.js';
 import { unauthorized } from '../management/errors.js';
 
 export interface BearerAuth {
@@ -15,8 +16,6 @@ export interface BearerVerifierDeps {
   audience: string;
 }
 
-class UnknownKey extends Error {}
-
 /** Verifies Management API bearer tokens: RS256 by the tenant's keys, issuer, audience, expiry with leeway. */
 export function bearerVerifier(deps: BearerVerifierDeps) {
   return async function verify(authorization: string | undefined): Promise<BearerAuth> {
@@ -25,18 +24,10 @@ export function bearerVerifier(deps: BearerVerifierDeps) {
     if (!match?.[1]) throw unauthorized('Bad HTTP authentication header format');
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(
-        match[1],
-        async (header) => {
-          const key = header.kid ? await deps.keys.verificationKey(header.kid) : undefined;
-          if (!key) throw new UnknownKey();
-          return key;
-        },
-        { algorithms: ['RS256'], issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: 5 },
-      ));
+      payload = await verifyTenantJwt(deps.keys, match[1], { issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: 5 });
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw unauthorized('Expired token received for JSON Web Token validation');
-      if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof UnknownKey) {
+      if (error instanceof joseErrors.JWSSignatureVerificationFailed || error instanceof UnknownSigningKey) {
         throw unauthorized('Invalid signature received for JSON Web Token validation');
       }
       throw unauthorized('Invalid token');

@@ -1,0 +1,32 @@
+/**
+ * Remembers access tokens whose signature and claims were verified, so that an application polling
+ * `/userinfo` with the same token pays for one RSA verification, not one per call. Keyed by the whole token
+ * string: a hit is the very token that was verified. An entry lasts until the token expires, and at most
+ * `maxAgeSeconds`, so that a revoked signing key stops its tokens here as quickly as the key cache notices.
+ * Bounded; the oldest entries go first.
+ */
+export function verifiedTokenCache<T extends { exp?: number | undefined }>(options: { limit?: number; maxAgeSeconds?: number; nowSeconds?: () => number } = {}) {
+  const limit = options.limit ?? 10_000;
+  const maxAge = options.maxAgeSeconds ?? 30;
+  const now = options.nowSeconds ?? (() => Date.now() / 1000);
+  const entries = new Map<string, { claims: T; until: number }>();
+  return {
+    get(token: string): T | undefined {
+      const hit = entries.get(token);
+      if (hit === undefined) return undefined;
+      if (hit.until <= now()) {
+        entries.delete(token);
+        return undefined;
+      }
+      return hit.claims;
+    },
+    set(token: string, claims: T): void {
+      if (claims.exp === undefined) return;
+      if (entries.size >= limit) {
+        const oldest = entries.keys().next();
+        if (!oldest.done) entries.delete(oldest.value);
+      }
+      entries.set(token, { claims, until: Math.min(claims.exp, now() + maxAge) });
+    },
+  };
+}
