@@ -71,6 +71,17 @@ describe.each(DIALECTS)('artifacts repository (%s)', (dialect) => {
     expect((await storage.artifacts.listLive(tenant, 'refresh_token', { subject: 'user-1' }, at(3))).map((a) => a.id)).toContain('f-keep');
   });
 
+  it('revokes the live artifacts of chosen kinds held by one subject', async () => {
+    await storage.artifacts.insert(tenant, 'session', { id: 'sub-s', subject: 'user-9', data: {}, createdAt: at(0), expiresAt: at(100) });
+    await storage.artifacts.insert(tenant, 'refresh_token', { id: 'sub-r', subject: 'user-9', data: {}, createdAt: at(0), expiresAt: at(100) });
+    await storage.artifacts.insert(tenant, 'otp', { id: 'sub-o', subject: 'user-9', data: {}, createdAt: at(0), expiresAt: at(100) });
+    await storage.artifacts.insert(tenant, 'session', { id: 'sub-other', subject: 'user-8', data: {}, createdAt: at(0), expiresAt: at(100) });
+    expect(await storage.artifacts.revokeSubject(tenant, 'user-9', ['session', 'refresh_token'], at(5))).toBe(2);
+    expect(await storage.artifacts.listLive(tenant, 'session', { subject: 'user-9' }, at(6))).toEqual([]);
+    expect(await storage.artifacts.listLive(tenant, 'otp', { subject: 'user-9' }, at(6))).toHaveLength(1);
+    expect(await storage.artifacts.listLive(tenant, 'session', { subject: 'user-8' }, at(6))).toHaveLength(1);
+  });
+
   it('removes one artifact, and sweeps only expired ones', async () => {
     await storage.artifacts.insert(tenant, 'otp', { id: 'gone', data: {}, createdAt: at(0), expiresAt: at(100) });
     expect(await storage.artifacts.remove(tenant, 'otp', 'gone')).toBe(true);

@@ -133,6 +133,20 @@ export function artifactsRepository(db: Kysely<Database>) {
       return Number(result.numUpdatedRows);
     },
 
+    /** Ends every live artifact of these kinds held by a subject (a new password ends sessions and refresh tokens). */
+    async revokeSubject(tenantId: string, subject: string, kinds: readonly ArtifactKind[], now: string): Promise<number> {
+      if (kinds.length === 0) return 0;
+      const result = await db
+        .updateTable('artifacts')
+        .set({ consumed_at: now, expires_at: now })
+        .where('tenant_id', '=', tenantId)
+        .where('subject', '=', subject)
+        .where('kind', 'in', [...kinds])
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     /** Deletes what expired before `now` (any tenant); returns how many rows went. */
     async sweep(now: string): Promise<number> {
       const result = await db.deleteFrom('artifacts').where('expires_at', '<=', now).executeTakeFirst();
