@@ -1,0 +1,51 @@
+import { lookup, screenContext } from './context.js';
+import { escapeHtml, jsonForScript } from './escape.js';
+import { renderHeadTag } from './head-tags.js';
+import type { PageModel } from './model.js';
+import { STYLESHEET } from './stylesheet.js';
+import { pageTitle, renderWidget } from './widget.js';
+
+export type { PageModel, RenderingConfig } from './model.js';
+export { selectRenderingConfig, type RenderingTarget } from './select.js';
+
+const HEAD_SLOT = /\{%-?\s*auth0:head\s*-?%\}/;
+const WIDGET_SLOT = /\{%-?\s*auth0:widget\s*-?%\}/;
+
+/** The head tags Latchkey adds by default: viewport, title and its own stylesheet. */
+function defaultHead(model: PageModel): string {
+  return (
+    `<meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<meta name="robots" content="noindex, nofollow">` +
+    `<title>${escapeHtml(pageTitle(model))}</title>` +
+    `<style nonce="${escapeHtml(model.cspNonce)}">${STYLESHEET}</style>`
+  );
+}
+
+function document(model: PageModel, head: string, body: string): string {
+  const template = model.renderingConfig?.use_page_template ? model.pageTemplate : undefined;
+  // A template without both slots cannot hold the page; it is ignored rather than half-applied.
+  if (template && HEAD_SLOT.test(template) && WIDGET_SLOT.test(template)) {
+    return template.replace(HEAD_SLOT, () => `<meta charset="utf-8">${head}`).replace(WIDGET_SLOT, () => body);
+  }
+  return `<!DOCTYPE html><html lang="${escapeHtml(model.locale)}"><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
+}
+
+/**
+ * The advanced page: the configured head tags, the context the configuration names as a JSON data block (never
+ * executed, and escaped so no value can close it), and the standard form as the no-JavaScript fallback that the
+ * configured code may replace.
+ */
+function advancedPage(model: PageModel): string {
+  const config = model.renderingConfig;
+  const context = screenContext(model);
+  const configured = (config?.head_tags ?? []).map((tag) => renderHeadTag(tag, (path) => lookup(context, path))).join('');
+  const head = `${config?.default_head_tags_disabled ? '' : defaultHead(model)}${configured}`;
+  const data = `<script type="application/json" id="universal-login-context">${jsonForScript(context)}</script>`;
+  return document(model, head, `${data}<div id="latchkey-root">${renderWidget(model)}</div>`);
+}
+
+/** A hosted page as a complete HTML document. Every value from a request or a tenant setting is escaped. */
+export function renderPage(model: PageModel): string {
+  if (model.renderingConfig?.rendering_mode === 'advanced') return advancedPage(model);
+  return document(model, defaultHead(model), renderWidget(model));
+}

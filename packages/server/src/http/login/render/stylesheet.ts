@@ -1,0 +1,15 @@
+/** The hosted pages' own styles: one readable column, visible focus, sufficient contrast. */
+export const STYLESHEET = `
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5}
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f3f4f6;color:#111827}
+.widget{box-sizing:border-box;width:100%;max-width:400px;margin:2rem 1rem;padding:2rem;background:#fff;border-radius:8px;box-shadow:0 2px 12px rgba(0,0,0,.12)}
+header{text-align:center}h1{font-size:1.5rem;margin:.5rem 0}.logo{max-height:52px;max-width:100%}
+.field{margin:1rem 0}label{display:block;font-weight:600;margin-bottom:.25rem}
+input{box-sizing:border-box;width:100%;padding:.6rem;border:1px solid #6b7280;border-radius:4px;font:inherit}
+input[aria-invalid=true]{border-color:#b91c1c}
+button{width:100%;padding:.7rem;border:0;border-radius:4px;background:#1d4ed8;color:#fff;font:inherit;font-weight:600;cursor:pointer}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.error{border-left:4px solid #b91c1c;background:#fef2f2;color:#7f1d1d;padding:.5rem 1rem;margin:1rem 0}
+.link{text-align:center;margin:.75rem 0}a{color:#1d4ed8}
+@media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}.widget{background:#1f2937}a{color:#93c5fd}.error{background:#450a0a;color:#fecaca}}
+`;

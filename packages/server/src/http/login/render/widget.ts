@@ -1,0 +1,99 @@
+import { escapeHtml, safeHref } from './escape.js';
+import type { PageModel } from './model.js';
+import { catalogueFor, fill, type Catalogue } from './texts.js';
+
+interface Field {
+  name: string;
+  label: string;
+  type: 'text' | 'email' | 'password';
+  autocomplete: string;
+}
+
+/** The visible fields of each screen with a form. */
+function fieldsOf(model: PageModel, texts: Catalogue): Field[] {
+  const password = (autocomplete: string): Field => ({ name: 'password', label: texts.fields.password, type: 'password', autocomplete });
+  switch (model.screen) {
+    case 'login':
+      return [
+        { name: 'username', label: texts.fields.usernameOrEmail, type: 'text', autocomplete: 'username' },
+        password('current-password'),
+      ];
+    case 'signup':
+      return [
+        { name: 'email', label: texts.fields.email, type: 'email', autocomplete: 'email' },
+        ...(model.connection?.requiresUsername ? [{ name: 'username', label: texts.fields.username, type: 'text', autocomplete: 'username' } as const] : []),
+        password('new-password'),
+      ];
+    case 'reset-password-request':
+      return [{ name: 'email', label: texts.fields.email, type: 'email', autocomplete: 'email' }];
+    case 'reset-password':
+      return [password('new-password'), { name: 'password-confirmation', label: texts.fields.passwordConfirmation, type: 'password', autocomplete: 'new-password' }];
+    default:
+      return [];
+  }
+}
+
+function input(field: Field, value: string | undefined, invalid: boolean, autofocus: boolean): string {
+  const id = `field-${field.name}`;
+  // Passwords are never written back into a page.
+  const shown = field.type === 'password' || value === undefined ? '' : ` value="${escapeHtml(value)}"`;
+  return (
+    `<div class="field"><label for="${id}">${escapeHtml(field.label)}</label>` +
+    `<input id="${id}" name="${field.name}" type="${field.type}" autocomplete="${field.autocomplete}" required${shown}` +
+    `${invalid ? ' aria-invalid="true" aria-describedby="page-error"' : ''}${autofocus ? ' autofocus' : ''}></div>`
+  );
+}
+
+/** The message of the page: the catalogue's text for the code, or on the error page the server's description. */
+function errorMessage(model: PageModel, texts: Catalogue): string | undefined {
+  if (!model.errorCode) return undefined;
+  if (model.screen === 'error') return model.errorDescription ?? texts.genericError;
+  return texts.errors[model.errorCode] ?? texts.genericError;
+}
+
+function link(href: string | undefined, text: string): string {
+  const target = safeHref(href);
+  return target ? `<p class="link"><a href="${escapeHtml(target)}">${escapeHtml(text)}</a></p>` : '';
+}
+
+/** The screen's own markup (heading, message, form, links): what `{%- auth0:widget -%}` stands for. */
+export function renderWidget(model: PageModel): string {
+  const texts = catalogueFor(model.locale);
+  const screen = texts.screens[model.screen];
+  const description = fill(screen.description, { application: model.client.name, email: model.values.email ?? '' });
+  const message = errorMessage(model, texts);
+  const alert = message
+    ? `<div id="page-error" class="error" role="alert"><p>${escapeHtml(message)}</p>${
+        model.screen === 'error' ? `<p class="code">${escapeHtml(texts.errorCodeLabel)}: <code>${escapeHtml(model.errorCode ?? '')}</code></p>` : ''
+      }</div>`
+    : '';
+  const logo = safeHref(model.client.logo_uri ?? model.tenant.picture_url);
+  const header =
+    `<header>${logo ? `<img class="logo" src="${escapeHtml(logo)}" alt="${escapeHtml(model.client.name)}">` : ''}` +
+    `<h1>${escapeHtml(screen.title)}</h1><p>${escapeHtml(description)}</p></header>`;
+
+  const fields = fieldsOf(model, texts);
+  const form =
+    fields.length > 0 && model.action
+      ? `<form method="post" action="${escapeHtml(model.action)}" novalidate>` +
+        Object.entries(model.hidden)
+          .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+          .join('') +
+        fields.map((field, index) => input(field, model.values[field.name], Boolean(message), index === 0)).join('') +
+        `<button type="submit">${escapeHtml(screen.buttonText ?? texts.links.continue)}</button></form>`
+      : '';
+
+  const links = [
+    model.screen === 'login' ? link(model.links.resetPassword, texts.links.resetPassword) : '',
+    model.screen === 'login' ? link(model.links.signup, texts.links.signup) : '',
+    model.screen === 'signup' ? link(model.links.login, texts.links.login) : '',
+    model.screen.startsWith('reset-password') ? link(model.links.login, model.screen === 'reset-password-success' ? texts.links.continue : texts.links.backToLogin) : '',
+  ].join('');
+
+  return `<main class="widget" data-screen="${escapeHtml(model.screen)}">${header}${alert}${form}${links}</main>`;
+}
+
+/** The page title: the screen's title and the application's name. */
+export function pageTitle(model: PageModel): string {
+  return `${catalogueFor(model.locale).screens[model.screen].title} · ${model.client.name}`;
+}
