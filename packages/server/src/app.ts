@@ -7,6 +7,11 @@ import type { Server } from 'node:https';
 import { buildValidator } from './http/validation.js';
 import { managementRoutes } from './http/management/index.js';
 import { managementSurface } from './http/management/surface.js';
+import { loginRoutes } from './http/login/routes.js';
+import { resetPasswordRoutes } from './http/login/reset-password.js';
+import { signupRoutes } from './http/login/signup.js';
+import { authorizeRoutes } from './http/oauth/authorize.js';
+import { logoutRoutes } from './http/oauth/logout.js';
 import { oauthSurface } from './http/oauth/surface.js';
 import { revokeRoutes } from './http/oauth/revoke.js';
 import { userinfoRoutes } from './http/oauth/userinfo.js';
@@ -52,6 +57,11 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(tokenRoutes(registry));
     await surface.register(userinfoRoutes(registry));
     await surface.register(revokeRoutes(registry));
+    await surface.register(authorizeRoutes(registry));
+    await surface.register(logoutRoutes(registry));
+    await surface.register(loginRoutes(registry));
+    await surface.register(signupRoutes(registry));
+    await surface.register(resetPasswordRoutes(registry));
   });
 
   await app.register(

@@ -10,6 +10,8 @@ import { userTokens } from './oauth/user-tokens.js';
 import { loginTransactions, type LoginTransactions } from './oauth/authorize/transaction.js';
 import { databaseLogin } from './services/database-login.js';
 import { sessionsService, type Sessions } from './services/sessions.js';
+import { loggingNotifier, type Notifier } from './services/notifier.js';
+import { passwordResets, type PasswordResets } from './services/password-reset.js';
 import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
 import { managementApiIdentifier } from './services/resource-servers.js';
@@ -36,6 +38,8 @@ export interface Registry {
   sessions: Sessions;
   sessionLifetimes: { idleSeconds: number; absoluteSeconds: number };
   transactions: LoginTransactions;
+  passwordResets: PasswordResets;
+  notifier: Notifier;
   /** Key of the stored hashes of secret handles (sessions, codes, refresh tokens, transactions). */
   handleKey: Buffer;
   clientSecretKey: Buffer;
@@ -103,6 +107,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       sessions: sessionsService({ storage, tenantId, handleKey, now, ...SESSION_LIFETIMES }),
       sessionLifetimes: SESSION_LIFETIMES,
       transactions: loginTransactions({ storage, tenantId, handleKey, now }),
+      passwordResets: passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now }),
+      notifier: loggingNotifier(log),
       handleKey,
       clientSecretKey,
       managementLimiter: createRateLimiter(config.managementRateLimit, { name: `mgmt:${tenantId}`, ...(redis ? { redis } : {}) }),

@@ -13,6 +13,7 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   tenant_settings: ['read', 'update'],
   prompts: ['read', 'update'],
   signing_keys: ['read', 'create', 'update'],
+  user_tickets: ['create'],
 };
 
 const CURRENT_USER_SCOPES = [

@@ -1,4 +1,5 @@
-import { decodeJwt, jwtVerify } from 'jose';
+import { decodeJwt } from 'jose';
+import { verifyTenantJwt } from '../keys/verify-jwt.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import type { OAuthConfig } from './config-cache.js';
 
@@ -35,15 +36,10 @@ export interface IdTokenHint {
  */
 export async function readIdTokenHint(token: string, deps: { keys: SigningKeys; issuerClaim: string }): Promise<IdTokenHint | undefined> {
   try {
-    const { payload } = await jwtVerify(
-      token,
-      async (header) => {
-        const key = header.kid ? await deps.keys.verificationKey(header.kid) : undefined;
-        if (!key) throw new Error('unknown key');
-        return key;
-      },
-      { algorithms: ['RS256'], issuer: deps.issuerClaim, currentDate: new Date((decodeJwt(token).iat ?? 0) * 1000 + 1000) },
-    );
+    const payload = await verifyTenantJwt(deps.keys, token, {
+      issuer: deps.issuerClaim,
+      currentDate: new Date((decodeJwt(token).iat ?? 0) * 1000 + 1000),
+    });
     const audience = Array.isArray(payload.aud) ? payload.aud[0] : payload.aud;
     if (typeof audience !== 'string') return undefined;
     return { clientId: audience, sid: typeof payload.sid === 'string' ? payload.sid : undefined };

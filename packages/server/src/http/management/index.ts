@@ -7,6 +7,7 @@ import { promptsRenderingRoutes } from './prompts-rendering.js';
 import { resourceServersRoutes } from './resource-servers.js';
 import { signingKeysRoutes } from './signing-keys.js';
 import { tenantSettingsRoutes } from './tenant-settings.js';
+import { ticketsRoutes } from './tickets.js';
 import { usersRoutes } from './users.js';
 
 /** Every Management API resource, one module each. */
@@ -21,6 +22,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       connectionsRoutes,
       usersRoutes,
       tenantSettingsRoutes,
+      ticketsRoutes,
     ]) {
       await app.register(routes(registry));
     }

@@ -1,0 +1,40 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { TRANSACTION_SECONDS, transactionCookieName } from '../../oauth/authorize/transaction.js';
+import type { Registry } from '../../registry.js';
+
+export const SESSION_COOKIE = 'lk_session';
+
+/**
+ * Cookie attributes: always HttpOnly; on HTTPS also Secure, and the session cookie SameSite=None so that silent
+ * authentication works inside an application's iframe. Browsers refuse SameSite=None without Secure, so plain
+ * HTTP (development) uses Lax.
+ */
+export function cookieOptions(registry: Registry, sameSiteNone: boolean, maxAgeSeconds: number) {
+  const secure = registry.issuer.startsWith('https:');
+  return {
+    path: '/',
+    httpOnly: true,
+    secure,
+    sameSite: secure && sameSiteNone ? ('none' as const) : ('lax' as const),
+    maxAge: maxAgeSeconds,
+  };
+}
+
+export function setSessionCookie(registry: Registry, reply: FastifyReply, handle: string): void {
+  reply.setCookie(SESSION_COOKIE, handle, cookieOptions(registry, true, registry.sessionLifetimes.absoluteSeconds));
+}
+
+export function clearSessionCookie(registry: Registry, reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(registry, true, 0));
+}
+
+export function setTransactionCookie(registry: Registry, reply: FastifyReply, publicId: string, handle: string): void {
+  reply.setCookie(transactionCookieName(publicId), handle, cookieOptions(registry, false, TRANSACTION_SECONDS));
+}
+
+export function clearTransactionCookie(registry: Registry, reply: FastifyReply, publicId: string): void {
+  reply.clearCookie(transactionCookieName(publicId), cookieOptions(registry, false, 0));
+}
+
+export const sessionHandle = (request: FastifyRequest) => request.cookies[SESSION_COOKIE];
+export const transactionHandle = (request: FastifyRequest, publicId: string) => request.cookies[transactionCookieName(publicId)];

@@ -1,0 +1,116 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Registry } from '../../registry.js';
+import { EMAIL_SHAPE, passwordAcceptable } from '../../services/password-policy.js';
+import { sendErrorPage, sendScreen } from './pages.js';
+import { StateQuery } from './routes.js';
+import { formFields, isOpen, openForm, openTransaction } from './transaction-context.js';
+
+const RequestForm = Type.Object(
+  { state: Type.String({ maxLength: 64 }), _csrf: Type.Optional(Type.String({ maxLength: 128 })), email: Type.Optional(Type.String({ maxLength: 320 })) },
+  { additionalProperties: true },
+);
+const TicketQuery = Type.Object({ ticket: Type.String({ minLength: 1, maxLength: 128, description: 'The password-change ticket.' }) });
+const ResetForm = Type.Object(
+  {
+    ticket: Type.String({ maxLength: 128 }),
+    _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+    password: Type.Optional(Type.String({ maxLength: 1024 })),
+    'password-confirmation': Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  { additionalProperties: true },
+);
+
+/**
+ * Password reset: the request page (`/u/reset-password/request`, from the login page) issues a ticket and hands
+ * the link to the notifier; the reset page (`/u/reset-password?ticket=`) sets the new password. The request
+ * page answers the same whether or not the address has an account, so it tells nobody who is registered.
+ */
+export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypebox {
+  const tags = ['hosted pages'];
+  return async (app) => {
+    app.get('/u/reset-password/request', { schema: { tags, summary: 'Password reset request page', querystring: StateQuery } }, async (request, reply) => {
+      const open = await openTransaction(registry, request, reply, request.query.state);
+      if (!isOpen(open)) return open;
+      return sendScreen(registry, reply, 200, {
+        screen: 'reset-password-request',
+        client: open.client,
+        transaction: open.transaction,
+        action: `/u/reset-password/request${open.query}`,
+        hidden: formFields(registry, open),
+        values: { email: open.transaction.lastUsername ?? '' },
+        links: { login: `/u/login${open.query}` },
+      });
+    });
+
+    app.post(
+      '/u/reset-password/request',
+      { attachValidation: true, schema: { tags, summary: 'Request a password reset e-mail', body: RequestForm } },
+      async (request, reply) => {
+        const checked = await openForm(registry, request, reply, request.body);
+        if (!('open' in checked)) return checked;
+        const { open, connection } = checked;
+        const email = (request.body.email ?? '').trim().toLowerCase();
+        if (!EMAIL_SHAPE.test(email)) {
+          return sendScreen(registry, reply, 400, {
+            screen: 'reset-password-request',
+            client: open.client,
+            transaction: open.transaction,
+            action: `/u/reset-password/request${open.query}`,
+            hidden: formFields(registry, open),
+            values: { email },
+            errorCode: 'missing-fields',
+            links: { login: `/u/login${open.query}` },
+          });
+        }
+        const user = await registry.storage.users.findOne(registry.tenantId, { connection: connection.name, email });
+        if (user) {
+          const url = await registry.passwordResets.create({ userId: user.id, clientId: open.client.clientId });
+          await registry.notifier.passwordReset({ email, url, clientName: open.client.data.name });
+        }
+        return sendScreen(registry, reply, 200, {
+          screen: 'reset-password-email',
+          client: open.client,
+          transaction: open.transaction,
+          values: { email },
+          links: { login: `/u/login${open.query}` },
+        });
+      },
+    );
+
+    app.get('/u/reset-password', { attachValidation: true, schema: { tags, summary: 'Password reset page', querystring: TicketQuery } }, async (request, reply) => {
+      const ticket = request.validationError ? undefined : request.query.ticket;
+      const found = ticket ? await registry.passwordResets.find(ticket) : undefined;
+      const client = found?.client_id ? await registry.oauthConfig.client(found.client_id) : undefined;
+      if (!ticket || !found) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
+      return sendScreen(registry, reply, 200, {
+        screen: 'reset-password',
+        client,
+        action: '/u/reset-password',
+        hidden: { ticket, _csrf: registry.passwordResets.csrfToken(ticket) },
+      });
+    });
+
+    app.post('/u/reset-password', { attachValidation: true, schema: { tags, summary: 'Set a new password', body: ResetForm } }, async (request, reply) => {
+      if (request.validationError) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client: undefined, errorCode: 'invalid-ticket' });
+      const { ticket, _csrf: csrf, password } = request.body;
+      const found = await registry.passwordResets.find(ticket);
+      const client = found?.client_id ? await registry.oauthConfig.client(found.client_id) : undefined;
+      if (!found) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
+      if (!registry.passwordResets.csrfValid(ticket, csrf)) {
+        return sendErrorPage(registry, reply, 403, 'invalid_request', 'The form could not be verified. Open the link from the e-mail again.', client);
+      }
+      const again = (errorCode: string) =>
+        sendScreen(registry, reply, 400, { screen: 'reset-password', client, action: '/u/reset-password', hidden: { ticket, _csrf: csrf ?? '' }, errorCode });
+      if (!password || password !== request.body['password-confirmation']) return again('passwords-differ');
+      if (!passwordAcceptable(password)) return again('password-too-weak');
+      const redeemed = await registry.passwordResets.redeem(ticket, password);
+      if (!redeemed) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
+      return sendScreen(registry, reply, 200, {
+        screen: 'reset-password-success',
+        client,
+        links: redeemed.result_url ? { login: redeemed.result_url } : {},
+      });
+    });
+  };
+}

@@ -1,0 +1,79 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Registry } from '../../registry.js';
+import type { ConnectionData } from '../../services/connections.js';
+import { ServiceError } from '../../services/errors.js';
+import { EMAIL_SHAPE, passwordAcceptable } from '../../services/password-policy.js';
+import { usersService } from '../../services/users.js';
+import { sendScreen, type ScreenInput } from './pages.js';
+import { StateQuery } from './routes.js';
+import { databaseConnection, finishLogin, formFields, isOpen, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
+
+const SignupForm = Type.Object(
+  {
+    state: Type.String({ maxLength: 64 }),
+    _csrf: Type.Optional(Type.String({ maxLength: 128 })),
+    email: Type.Optional(Type.String({ maxLength: 320 })),
+    username: Type.Optional(Type.String({ maxLength: 128 })),
+    password: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  { additionalProperties: true },
+);
+
+/** The hosted signup page (`/u/signup`): creates a user in the database connection, then logs them in. */
+export function signupRoutes(registry: Registry): FastifyPluginAsyncTypebox {
+  const users = usersService({ storage: registry.storage, tenantId: registry.tenantId, now: registry.now });
+
+  function signupScreen(open: OpenTransaction, connection: ConnectionData, extra: Partial<ScreenInput> = {}): ScreenInput {
+    return {
+      screen: 'signup',
+      client: open.client,
+      transaction: open.transaction,
+      action: `/u/signup${open.query}`,
+      hidden: formFields(registry, open),
+      values: { email: open.transaction.request.loginHint ?? '' },
+      connection: { name: connection.name, requiresUsername: connection.options.requires_username === true },
+      links: { login: `/u/login${open.query}` },
+      ...extra,
+    };
+  }
+
+  return async (app) => {
+    app.get('/u/signup', { schema: { tags: ['hosted pages'], summary: 'Signup page', querystring: StateQuery } }, async (request, reply) => {
+      const open = await openTransaction(registry, request, reply, request.query.state);
+      if (!isOpen(open)) return open;
+      const connection = await databaseConnection(registry, open);
+      if (!connection) return noDatabaseConnection(registry, reply, open.client);
+      if (connection.options.disable_signup === true) return reply.redirect(`/u/login${open.query}`, 302);
+      return sendScreen(registry, reply, 200, signupScreen(open, connection));
+    });
+
+    app.post(
+      '/u/signup',
+      { attachValidation: true, schema: { tags: ['hosted pages'], summary: 'Submit the signup form', body: SignupForm } },
+      async (request, reply) => {
+        const form = request.body;
+        const checked = await openForm(registry, request, reply, form);
+        if (!('open' in checked)) return checked;
+        const { open, connection } = checked;
+        if (connection.options.disable_signup === true) return noDatabaseConnection(registry, reply, open.client);
+        const requiresUsername = connection.options.requires_username === true;
+        const email = (form.email ?? '').trim();
+        const username = (form.username ?? '').trim();
+        const values = { email, ...(requiresUsername ? { username } : {}) };
+        const again = (errorCode: string) => sendScreen(registry, reply, 400, signupScreen(open, connection, { errorCode, values }));
+        if (!EMAIL_SHAPE.test(email) || !form.password || (requiresUsername && !/^[A-Za-z0-9_.+-]{1,128}$/.test(username))) return again('missing-fields');
+        if (!passwordAcceptable(form.password)) return again('password-too-weak');
+        let userId: string;
+        try {
+          const user = await users.create({ connection: connection.name, email, password: form.password, ...(requiresUsername ? { username } : {}) });
+          userId = user.user_id;
+        } catch (error) {
+          if (error instanceof ServiceError && error.kind === 'conflict') return again('user-exists');
+          throw error;
+        }
+        return finishLogin(registry, request, reply, open, { userId, connection: connection.name, amr: ['pwd'] });
+      },
+    );
+  };
+}

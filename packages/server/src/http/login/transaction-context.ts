@@ -1,0 +1,98 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { completeAuthorization, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
+import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
+import type { CachedClient } from '../../oauth/config-cache.js';
+import type { Registry } from '../../registry.js';
+import type { ConnectionData } from '../../services/connections.js';
+import { sendAnswer } from '../oauth/answer-pages.js';
+import { clearTransactionCookie, sessionHandle, setSessionCookie, transactionHandle } from './cookies.js';
+import { sendErrorPage } from './pages.js';
+
+/** A login transaction this browser holds, with its application. */
+export interface OpenTransaction {
+  handle: string;
+  transaction: LoginTransaction;
+  client: CachedClient;
+  /** `?state=` for links between the hosted pages. */
+  query: string;
+}
+
+export function authorizeDeps(registry: Registry): AuthorizeDeps {
+  return {
+    storage: registry.storage,
+    tenantId: registry.tenantId,
+    config: registry.oauthConfig,
+    users: registry.userGrants,
+    sessions: registry.sessions,
+    transactions: registry.transactions,
+  };
+}
+
+/** The transaction this browser is in, or the error page that says the login must start again. */
+export async function openTransaction(registry: Registry, request: FastifyRequest, reply: FastifyReply, state: string): Promise<OpenTransaction | FastifyReply> {
+  const handle = transactionHandle(request, state);
+  const transaction = handle ? await registry.transactions.find(state, handle) : undefined;
+  const client = transaction ? await registry.oauthConfig.client(transaction.request.clientId) : undefined;
+  if (!handle || !transaction || !client) {
+    return sendErrorPage(registry, reply, 400, 'invalid_request', 'This login has expired or was started in another browser. Go back to the application and start again.');
+  }
+  return { handle, transaction, client, query: `?state=${encodeURIComponent(transaction.publicId)}` };
+}
+
+export const isOpen = (value: OpenTransaction | FastifyReply): value is OpenTransaction => 'transaction' in value;
+
+/** The hidden fields every form of a transaction carries. */
+export const formFields = (registry: Registry, open: OpenTransaction) => ({ state: open.transaction.publicId, _csrf: registry.transactions.csrfToken(open.handle) });
+
+/** The database connection the pages authenticate against: the one the request names, or the client's first. */
+export async function databaseConnection(registry: Registry, open: OpenTransaction): Promise<ConnectionData | undefined> {
+  const enabled = await registry.userGrants.databaseLogin.connectionsFor(open.client.clientId);
+  const wanted = open.transaction.request.connection;
+  return wanted === undefined ? enabled[0] : enabled.find((connection) => connection.name === wanted);
+}
+
+export const noDatabaseConnection = (registry: Registry, reply: FastifyReply, client: CachedClient) =>
+  sendErrorPage(registry, reply, 400, 'invalid_request', 'No database connection is enabled for this application.', client);
+
+export const csrfFailed = (registry: Registry, reply: FastifyReply, client: CachedClient) =>
+  sendErrorPage(registry, reply, 403, 'invalid_request', 'The form could not be verified. Go back to the application and start again.', client);
+
+/**
+ * What every form post of a transaction checks first: a well-formed body, the transaction of this browser, the
+ * CSRF token, and the database connection. Answers the error page itself when one fails.
+ */
+export async function openForm(
+  registry: Registry,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  form: { state: string; _csrf?: string | undefined },
+): Promise<{ open: OpenTransaction; connection: ConnectionData } | FastifyReply> {
+  if (request.validationError) return sendErrorPage(registry, reply, 400, 'invalid_request', 'The form was not filled in as expected.');
+  const open = await openTransaction(registry, request, reply, form.state);
+  if (!isOpen(open)) return open;
+  if (!registry.transactions.csrfValid(open.handle, form._csrf)) return csrfFailed(registry, reply, open.client);
+  const connection = await databaseConnection(registry, open);
+  if (!connection) return noDatabaseConnection(registry, reply, open.client);
+  return { open, connection };
+}
+
+/**
+ * The user has authenticated: end the transaction (once), replace any earlier session with a new one, and answer
+ * the application in its response mode.
+ */
+export async function finishLogin(
+  registry: Registry,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  open: OpenTransaction,
+  user: { userId: string; connection: string; amr: string[] },
+): Promise<FastifyReply> {
+  if (!(await registry.transactions.complete(open.handle))) {
+    return sendErrorPage(registry, reply, 400, 'invalid_request', 'This login was already completed. Go back to the application.', open.client);
+  }
+  clearTransactionCookie(registry, reply, open.transaction.publicId);
+  await registry.sessions.end(sessionHandle(request));
+  const { handle, session } = await registry.sessions.create({ ...user, clientId: open.client.clientId });
+  setSessionCookie(registry, reply, handle);
+  return sendAnswer(reply, await completeAuthorization(open.transaction.request, open.client, session, authorizeDeps(registry)));
+}

@@ -1,0 +1,73 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authorize } from '../../oauth/authorize/flow.js';
+import type { Registry } from '../../registry.js';
+import { sessionHandle, setTransactionCookie } from '../login/cookies.js';
+import { sendErrorPage } from '../login/pages.js';
+import { authorizeDeps } from '../login/transaction-context.js';
+import { sendAnswer } from './answer-pages.js';
+
+const text = (description: string) => Type.Optional(Type.String({ description }));
+
+/** Documented for the OpenAPI document; anything else is tolerated (ext-* parameters, the library's telemetry). */
+const AuthorizeParams = Type.Object(
+  {
+    client_id: text('The application.'),
+    redirect_uri: text("Where the answer goes; exactly one of the application's Allowed Callback URLs."),
+    response_type: text('code, token, id_token or a combination (space-separated).'),
+    response_mode: text('query, fragment, form_post or web_message.'),
+    scope: text('Space-separated: openid profile email offline_access and API scopes.'),
+    audience: text('The API the access token is for.'),
+    state: text('Returned unchanged.'),
+    nonce: text('Required when an ID token comes from this endpoint; echoed in it.'),
+    prompt: text('none (never show a page) or login (always log in again).'),
+    max_age: text('Seconds since the last login after which the user must log in again.'),
+    login_hint: text('Prefills the login form.'),
+    screen_hint: text('signup shows the signup page first.'),
+    ui_locales: text('Preferred page languages.'),
+    connection: text('Log in with this connection.'),
+    code_challenge: text('PKCE challenge (S256).'),
+    code_challenge_method: text('S256; plain is refused.'),
+  },
+  { additionalProperties: true },
+);
+
+export function authorizeRoutes(registry: Registry): FastifyPluginAsyncTypebox {
+  const deps = authorizeDeps(registry);
+
+  async function handle(raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) {
+    const outcome = await authorize(raw, sessionHandle(request), deps);
+    switch (outcome.kind) {
+      case 'untrusted':
+        return sendErrorPage(registry, reply, 400, outcome.error, outcome.description);
+      case 'answer':
+        return sendAnswer(reply, outcome.answer);
+      case 'login': {
+        setTransactionCookie(registry, reply, outcome.transaction.publicId, outcome.handle);
+        const page = outcome.transaction.request.screenHint === 'signup' ? 'signup' : 'login';
+        return reply.header('cache-control', 'no-store').redirect(`/u/${page}?state=${encodeURIComponent(outcome.transaction.publicId)}`, 302);
+      }
+    }
+  }
+
+  return async (app) => {
+    // A malformed request is still answered with the error page, not the API's JSON.
+    for (const method of ['GET', 'POST'] as const) {
+      app.route({
+        method,
+        url: '/authorize',
+        attachValidation: true,
+        schema: {
+          tags: ['authentication'],
+          summary: method === 'GET' ? 'Authorization endpoint' : 'Authorization endpoint (form post)',
+          ...(method === 'GET' ? { querystring: AuthorizeParams } : { body: AuthorizeParams }),
+        },
+        handler: async (request, reply) =>
+          request.validationError
+            ? sendErrorPage(registry, reply, 400, 'invalid_request', 'Each parameter may be given once, as text.')
+            : handle((method === 'GET' ? request.query : request.body) as Record<string, unknown>, request, reply),
+      });
+    }
+  };
+}

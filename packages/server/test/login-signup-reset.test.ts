@@ -1,0 +1,139 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CookieClient, inputValue } from './support/browser-client.js';
+import { startTestServer, type TestServer } from './support/harness.js';
+import { provisionLogin, USER_PASSWORD, type LoginFixture } from './support/login-fixture.js';
+import { managementApi } from './support/management-api.js';
+import { DIALECTS } from './support/services.js';
+
+describe.each(DIALECTS)('hosted signup and password reset over a real socket (%s)', (dialect) => {
+  let server: TestServer;
+  let fx: LoginFixture;
+  beforeAll(async () => {
+    server = await startTestServer({ dialect, listen: true });
+    fx = await provisionLogin(server);
+  });
+  afterAll(async () => server?.close());
+
+  const authorizeUrl = (params: Record<string, string>) =>
+    `/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'id_token', nonce: 'n', scope: 'openid email', ...params }).toString()}`;
+
+  async function openPage(browser: CookieClient, params: Record<string, string>) {
+    const start = await browser.get(authorizeUrl(params));
+    expect(start.status).toBe(302);
+    const path = start.headers.get('location') ?? '';
+    const page = await browser.get(path);
+    return { path, status: page.status, html: await page.text() };
+  }
+
+  it('screen_hint=signup opens the signup page; a new user is created, logged in and answered', async () => {
+    const browser = new CookieClient(server.url);
+    const { path, html, status } = await openPage(browser, { screen_hint: 'signup' });
+    expect(status).toBe(200);
+    expect(new URL(path, server.url).pathname).toBe('/u/signup');
+    expect(html).toMatch(/name="email"/);
+    expect(html).toMatch(/name="password"/);
+    const fields = { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '' };
+
+    const weak = await browser.postForm(path, { ...fields, email: `new-${dialect}@example.com`, password: 'short' });
+    expect(weak.status).toBe(400);
+    expect(await weak.text()).toMatch(/role="alert"/);
+    const taken = await browser.postForm(path, { ...fields, email: fx.user.email, password: 'A-strong-passw0rd' });
+    expect(taken.status).toBe(400);
+
+    const created = await browser.postForm(path, { ...fields, email: `New-${dialect}@Example.com`, password: 'A-strong-passw0rd' });
+    expect(created.status).toBe(302);
+    const idToken = new URLSearchParams(new URL(created.headers.get('location') ?? '').hash.slice(1)).get('id_token') ?? '';
+    expect(decodeJwt(idToken).email).toBe(`new-${dialect}@example.com`);
+    const users = await managementApi(server)('GET', `/users-by-email?email=${encodeURIComponent(`new-${dialect}@example.com`)}`);
+    expect(users.body).toHaveLength(1);
+  });
+
+  it('the reset request page answers alike for known and unknown addresses and sends nothing it should not', async () => {
+    const browser = new CookieClient(server.url);
+    const login = await openPage(browser, {});
+    const resetLink = /href="(\/u\/reset-password\/request\?state=[^"]+)"/.exec(login.html)?.[1]?.replaceAll('&amp;', '&') ?? '';
+    expect(resetLink).not.toBe('');
+    const page = await (await browser.get(resetLink)).text();
+    const fields = { state: inputValue(page, 'state') ?? '', _csrf: inputValue(page, '_csrf') ?? '' };
+    const known = await browser.postForm(resetLink, { ...fields, email: fx.user.email });
+    const unknown = await browser.postForm(resetLink, { ...fields, email: 'nobody@example.com' });
+    expect(known.status).toBe(200);
+    expect(unknown.status).toBe(200);
+    const strip = (html: string) => html.replace(/(value|nonce)="[^"]*"/g, '').replace(/nobody@example\.com|user-[a-z0-9]+@example\.com/g, '');
+    expect(strip(await known.text())).toBe(strip(await unknown.text()));
+    const tickets = await server.registry.storage.artifacts.listLive(server.registry.tenantId, 'password_reset', { subject: fx.user.userId }, new Date().toISOString());
+    expect(tickets).toHaveLength(1);
+  });
+
+  it('a password-change ticket from the Management API sets a new password once', async () => {
+    const api = managementApi(server);
+    const user = await api('POST', '/users', { connection: fx.connection, email: `reset-${dialect}@example.com`, password: USER_PASSWORD });
+    const created = await api('POST', '/tickets/password-change', { user_id: user.body.user_id, result_url: 'https://app.example.com/welcome-back' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const ticketUrl = new URL(String(created.body.ticket));
+    expect(ticketUrl.pathname).toBe('/u/reset-password');
+
+    const before = await fetch(`${server.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
+        client_id: fx.web.clientId,
+        client_secret: fx.web.clientSecret,
+        username: `reset-${dialect}@example.com`,
+        password: USER_PASSWORD,
+        realm: fx.connection,
+        scope: 'openid offline_access',
+      }),
+    });
+    const oldRefresh = ((await before.json()) as { refresh_token: string }).refresh_token;
+
+    const browser = new CookieClient(server.url);
+    const form = await (await browser.get(ticketUrl.pathname + ticketUrl.search)).text();
+    const fields = { ticket: inputValue(form, 'ticket') ?? '', _csrf: inputValue(form, '_csrf') ?? '' };
+    expect(fields.ticket).toBe(ticketUrl.searchParams.get('ticket'));
+    expect((await browser.postForm('/u/reset-password', { ...fields, password: 'New-passw0rd!', 'password-confirmation': 'different' })).status).toBe(400);
+    expect((await browser.postForm('/u/reset-password', { ticket: fields.ticket, password: 'New-passw0rd!', 'password-confirmation': 'New-passw0rd!' })).status).toBe(403);
+    const done = await browser.postForm('/u/reset-password', { ...fields, password: 'New-passw0rd!', 'password-confirmation': 'New-passw0rd!' });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('https://app.example.com/welcome-back');
+    const again = await browser.postForm('/u/reset-password', { ...fields, password: 'Other-passw0rd!', 'password-confirmation': 'Other-passw0rd!' });
+    expect(again.status).toBe(400);
+
+    const token = async (password: string) =>
+      (
+        await fetch(`${server.url}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
+            client_id: fx.web.clientId,
+            client_secret: fx.web.clientSecret,
+            username: `reset-${dialect}@example.com`,
+            password,
+            realm: fx.connection,
+          }),
+        })
+      ).status;
+    expect(await token('New-passw0rd!')).toBe(200);
+    expect(await token(USER_PASSWORD)).toBe(403);
+    // The new password ended what the old one had opened.
+    const refreshed = await fetch(`${server.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'refresh_token', client_id: fx.web.clientId, client_secret: fx.web.clientSecret, refresh_token: oldRefresh }),
+    });
+    expect(((await refreshed.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('refuses tickets for unknown users and bad bodies with the Management error shape', async () => {
+    const api = managementApi(server);
+    expect((await api('POST', '/tickets/password-change', { user_id: 'auth0|nope' })).status).toBe(404);
+    const bad = await api('POST', '/tickets/password-change', { user_id: 'x', ttl_sec: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ statusCode: 400, error: 'Bad Request', errorCode: 'invalid_body' });
+    expect((await api('POST', '/tickets/password-change', {})).status).toBe(400);
+    expect((await new CookieClient(server.url).get('/u/reset-password?ticket=forged')).status).toBe(400);
+  });
+});
