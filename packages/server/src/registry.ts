@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
+import type { ClientAuthDeps } from './oauth/client-auth.js';
 import { oauthConfigCache, type OAuthConfig } from './oauth/config-cache.js';
 import type { UserGrantServices } from './oauth/grants/grant.js';
 import { tokenIssuer, type TokenIssuer } from './oauth/tokens.js';
@@ -43,6 +44,8 @@ export interface Registry {
   /** Key of the stored hashes of secret handles (sessions, codes, refresh tokens, transactions). */
   handleKey: Buffer;
   clientSecretKey: Buffer;
+  /** What the token and revocation endpoints authenticate clients with. */
+  clientAuth: ClientAuthDeps;
   managementLimiter: RateLimiter;
   bootstrapResult: BootstrapResult;
   now: () => Date;
@@ -111,6 +114,12 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       notifier: loggingNotifier(log),
       handleKey,
       clientSecretKey,
+      clientAuth: {
+        config: oauthConfig,
+        secretKey: clientSecretKey,
+        assertions: { storage, tenantId, audiences: [issuerClaim, config.issuer, `${config.issuer}/oauth/token`], now },
+        edgeApiKey: config.edgeApiKey,
+      },
       managementLimiter: createRateLimiter(config.managementRateLimit, { name: `mgmt:${tenantId}`, ...(redis ? { redis } : {}) }),
       bootstrapResult,
       now,

@@ -18,6 +18,8 @@ export interface Config {
   tls: { certFile: string; keyFile: string } | undefined;
   managementRateLimit: RateLimitSpec;
   configCacheSeconds: number;
+  /** Shared with the customer edge that terminates mTLS; unset, forwarded certificates are not trusted. */
+  edgeApiKey: string | undefined;
   production: boolean;
   logLevel: string;
 }
@@ -123,6 +125,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^\d+$/.test(cacheRaw) || Number(cacheRaw) > 300) {
     throw new ConfigError('LATCHKEY_CONFIG_CACHE_SECONDS', `expected whole seconds 0-300, got "${cacheRaw}"`);
   }
+  const edgeApiKey = read(env, 'LATCHKEY_EDGE_API_KEY');
+  if (edgeApiKey !== undefined && edgeApiKey.length < 32) throw new ConfigError('LATCHKEY_EDGE_API_KEY', 'use at least 32 characters');
   return {
     port,
     host: parseHost(read(env, 'HOST') ?? '127.0.0.1'),
@@ -137,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     managementRateLimit,
     configCacheSeconds: Number(cacheRaw),
+    edgeApiKey,
     production,
     logLevel,
   };

@@ -60,6 +60,12 @@ export const SETTINGS = [
     meaning:
       'How long a node may keep clients, APIs and client grants it read for the token endpoint (0-300; 0 reads the database on every request). Changes made through a node apply there at once; other nodes see them within this time.',
   },
+  {
+    env: 'LATCHKEY_EDGE_API_KEY',
+    default: '',
+    meaning:
+      'Key the edge proxy that verifies client certificates sends as `cname-api-key` (at least 32 characters). When set, the token endpoint accepts mTLS client authentication from requests carrying it with `client-certificate` and `client-certificate-ca-verified`; unset, those headers are ignored.',
+  },
   { env: 'NODE_ENV', default: 'development', meaning: '`production` requires `LATCHKEY_SECRET` and turns off development conveniences.' },
   { env: 'LOG_LEVEL', default: 'info', meaning: 'pino log level (`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`).' },
 ] as const satisfies readonly Setting[];

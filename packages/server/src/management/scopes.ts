@@ -5,6 +5,7 @@
 const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   clients: ['read', 'create', 'update', 'delete'],
   client_keys: ['read', 'update'],
+  client_credentials: ['read', 'create', 'delete'],
   client_grants: ['read', 'create', 'update', 'delete'],
   resource_servers: ['read', 'create', 'update', 'delete'],
   connections: ['read', 'create', 'update', 'delete'],

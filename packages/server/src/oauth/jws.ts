@@ -1,4 +1,4 @@
-import { createHash, sign, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, sign, type KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { SigningKeys } from '../keys/signing-keys.js';
 
@@ -17,6 +17,12 @@ export async function signRs256Jwt(keys: SigningKeys, payload: Record<string, un
   const { kid, privateKey } = await keys.current();
   const input = `${base64urlJson({ alg: 'RS256', typ: 'JWT', kid })}.${base64urlJson(payload)}`;
   return `${input}.${(await rsaSha256(Buffer.from(input), privateKey)).toString('base64url')}`;
+}
+
+/** Signs a JWT with HMAC-SHA256 under a client's secret (ID tokens of clients whose jwt_configuration.alg is HS256). */
+export function signHs256Jwt(secret: string, payload: Record<string, unknown>): string {
+  const input = `${base64urlJson({ alg: 'HS256', typ: 'JWT' })}.${base64urlJson(payload)}`;
+  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
 }
 
 /** `at_hash` / `c_hash` (OIDC Core 3.3.2.11): the left half of the SHA-256 of the ASCII value, base64url. */

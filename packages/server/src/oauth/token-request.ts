@@ -1,6 +1,6 @@
 import type { Storage } from '../storage/storage.js';
 import type { OAuthConfig } from './config-cache.js';
-import { authenticateClient } from './client-auth.js';
+import { authenticateClient, type ClientAuthDeps, type ClientCredentialsInput } from './client-auth.js';
 import { InvalidRequest, UnsupportedGrantType } from './errors.js';
 import type { TokenResponse, UserGrantServices } from './grants/grant.js';
 import { GRANTS } from './grants/registry.js';
@@ -11,7 +11,7 @@ export interface TokenRequestDeps {
   config: OAuthConfig;
   tenantId: string;
   tokens: TokenIssuer;
-  clientSecretKey: Buffer;
+  clientAuth: ClientAuthDeps;
   users: UserGrantServices;
 }
 
@@ -26,19 +26,27 @@ function stringParam(body: Readonly<Record<string, unknown>>, name: string): str
  * The token endpoint, free of HTTP: find the grant, authenticate the client, hand the grant only the
  * parameters it declares.
  */
+/** The client-authentication parameters of a token or revocation request body. */
+export function clientCredentialsOf(body: Readonly<Record<string, unknown>>, transport: Pick<ClientCredentialsInput, 'authorization' | 'edge'>): ClientCredentialsInput {
+  return {
+    ...transport,
+    clientId: stringParam(body, 'client_id'),
+    clientSecret: stringParam(body, 'client_secret'),
+    clientAssertion: stringParam(body, 'client_assertion'),
+    clientAssertionType: stringParam(body, 'client_assertion_type'),
+  };
+}
+
 export async function handleTokenRequest(
   body: Readonly<Record<string, unknown>>,
-  authorization: string | undefined,
+  transport: Pick<ClientCredentialsInput, 'authorization' | 'edge'>,
   deps: TokenRequestDeps,
 ): Promise<TokenResponse> {
   const grantType = stringParam(body, 'grant_type');
   if (!grantType) throw new InvalidRequest('Missing required parameter: grant_type');
   const grant = GRANTS.get(grantType);
   if (!grant) throw new UnsupportedGrantType(`Unsupported grant type: ${grantType}`);
-  const client = await authenticateClient(
-    { authorization, clientId: stringParam(body, 'client_id'), clientSecret: stringParam(body, 'client_secret') },
-    { config: deps.config, secretKey: deps.clientSecretKey },
-  );
+  const client = await authenticateClient(clientCredentialsOf(body, transport), deps.clientAuth);
   const params = Object.fromEntries(grant.parameters.map((name) => [name, stringParam(body, name)]));
   return grant.handle({ params, client, tenantId: deps.tenantId, storage: deps.storage, config: deps.config, tokens: deps.tokens, users: deps.users });
 }

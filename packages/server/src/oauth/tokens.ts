@@ -9,6 +9,8 @@ export interface AccessTokenClaims {
   azp: string;
   scope: string;
   gty?: string;
+  /** RFC 8705: the token works only with the client certificate of this SHA-256 thumbprint. */
+  cnf?: { 'x5t#S256': string };
 }
 
 export interface TokenIssuerDeps {

@@ -4,7 +4,8 @@ import type { SigningKeys } from '../keys/signing-keys.js';
 import type { ClientData } from '../services/clients.js';
 import type { Storage } from '../storage/storage.js';
 import type { OAuthConfig } from './config-cache.js';
-import { halfHash, signRs256Jwt } from './jws.js';
+import { UnauthorizedClient } from './errors.js';
+import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';
 import { grantedUserScopes } from './scopes.js';
 import { userinfoClaims } from './userinfo.js';
 
@@ -30,6 +31,8 @@ export interface UserGrant {
   grantId: string;
   /** Bound access tokens (mTLS). */
   certificateThumbprint?: string | undefined;
+  /** The client secret presented at the token endpoint: the key of HS256 ID tokens (it is stored only hashed). */
+  idTokenSecret?: string | undefined;
 }
 
 export interface IssueOptions {
@@ -106,8 +109,12 @@ export function userTokens(deps: UserTokensDeps) {
       }
 
       if (options.idToken && scopes.includes('openid')) {
+        const hs256 = grant.client.jwt_configuration.alg === 'HS256';
+        if (hs256 && !grant.idTokenSecret) {
+          throw new UnauthorizedClient('This application signs ID tokens with HS256: authenticate with its client secret (client_secret_post or client_secret_basic) to get one.');
+        }
         const user = await loadUser(grant.userId);
-        result.id_token = await signRs256Jwt(deps.keys, {
+        const claims = {
           ...(user ? userinfoClaims(grant.userId, user, result.scope) : {}),
           iss: deps.issuerClaim,
           sub: grant.userId,
@@ -120,7 +127,8 @@ export function userTokens(deps: UserTokensDeps) {
           ...(grant.nonce ? { nonce: grant.nonce } : {}),
           ...(result.access_token ? { at_hash: halfHash(result.access_token) } : {}),
           ...(options.code ? { c_hash: halfHash(options.code) } : {}),
-        });
+        };
+        result.id_token = hs256 ? signHs256Jwt(grant.idTokenSecret ?? '', claims) : await signRs256Jwt(deps.keys, claims);
       }
 
       const offline =

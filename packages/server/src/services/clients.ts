@@ -1,5 +1,6 @@
 import { generateClientSecret, hashClientSecret } from '../crypto/client-secret.js';
 import { randomId } from '../crypto/random.js';
+import { checkAuthenticationMethods, type ClientAuthenticationMethods, type ClientCredential } from './client-credentials.js';
 import type { Repositories } from '../storage/repositories/index.js';
 import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
@@ -28,10 +29,14 @@ export interface ClientData {
   oidc_conformant: boolean;
   sso_disabled: boolean;
   client_metadata: Record<string, string>;
+  /** Key- or certificate-based methods; when any is configured, the client authenticates only by those. */
+  client_authentication_methods?: ClientAuthenticationMethods | null;
+  /** Registered keys and certificates (managed under /clients/{id}/credentials, never shown in the client). */
+  credentials?: ClientCredential[];
 }
 
 /** What a create request may carry: every field optional, nested ones partial. */
-export type ClientInput = Omit<Partial<ClientData>, 'jwt_configuration'> & { jwt_configuration?: Partial<ClientData['jwt_configuration']> };
+export type ClientInput = Omit<Partial<ClientData>, 'jwt_configuration' | 'credentials'> & { jwt_configuration?: Partial<ClientData['jwt_configuration']> };
 
 /** A PATCH: like a create, but client_metadata merges and a `null` value removes its key. */
 export type ClientPatch = Omit<ClientInput, 'client_metadata'> & { client_metadata?: Record<string, string | null> };
@@ -80,7 +85,7 @@ export function isConfidential(data: Pick<ClientData, 'token_endpoint_auth_metho
   return data.token_endpoint_auth_method !== 'none';
 }
 
-export interface ClientView extends ClientData {
+export interface ClientView extends Omit<ClientData, 'credentials'> {
   client_id: string;
   tenant: string;
   global: false;
@@ -113,7 +118,7 @@ async function disableOnConnections(repos: Repositories, tenantId: string, clien
  */
 export function clientsService(deps: ClientsDeps) {
   const { storage, tenantId, clientSecretKey } = deps;
-  const view = (clientId: string, data: ClientData, secret?: string): ClientView => ({
+  const view = (clientId: string, { credentials: _credentials, ...data }: ClientData, secret?: string): ClientView => ({
     ...data,
     client_id: clientId,
     tenant: tenantId,
@@ -134,6 +139,8 @@ export function clientsService(deps: ClientsDeps) {
     },
 
     async create(input: ClientInput & { name: string }): Promise<ClientView> {
+      // A new client has no credentials yet, so it cannot name any.
+      checkAuthenticationMethods(input.client_authentication_methods, []);
       const data = newClientData(input);
       const clientId = newClientId();
       const secret = isConfidential(data) ? generateClientSecret() : undefined;
@@ -161,6 +168,7 @@ export function clientsService(deps: ClientsDeps) {
         jwt_configuration: { ...current.jwt_configuration, ...(jwt ?? {}) },
         client_metadata: mergeMetadata(current.client_metadata, metadata),
       };
+      checkAuthenticationMethods(data.client_authentication_methods, data.credentials ?? []);
       const columns = isConfidential(data) ? {} : { secret_hash: null };
       if (!(await storage.clients.update(tenantId, clientId, { data, columns }))) throw noClient();
       return view(clientId, data);

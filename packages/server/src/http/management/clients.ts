@@ -32,6 +32,12 @@ function metadataOf<T extends TSchema>(value: T, description: string) {
   return Type.Record(Type.String(), value, { maxProperties: 10, propertyNames: { maxLength: 255 }, description });
 }
 
+const CredentialRefs = (description: string) =>
+  Type.Object(
+    { credentials: Type.Array(Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }), { maxItems: 20, description }) },
+    { additionalProperties: false },
+  );
+
 /** Fields a caller may set, with the platform's names. */
 const writable = {
   name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^<>]+$', description: 'Name of the application (no < or >).' }),
@@ -53,6 +59,19 @@ const writable = {
         lifetime_in_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 2592000, description: 'ID token lifetime in seconds.' })),
       },
       { additionalProperties: false, description: 'ID token settings.' },
+    ),
+  ),
+  client_authentication_methods: Type.Optional(
+    nullable(
+      Type.Object(
+        {
+          private_key_jwt: Type.Optional(CredentialRefs('Client assertions signed by these public_key credentials.')),
+          tls_client_auth: Type.Optional(CredentialRefs('CA-signed client certificates with these cert_subject_dn credentials.')),
+          self_signed_tls_client_auth: Type.Optional(CredentialRefs('Self-signed client certificates registered as these x509_cert credentials.')),
+        },
+        { additionalProperties: false },
+      ),
+      'Key- and certificate-based authentication; when any is set, the client authenticates only by those methods.',
     ),
   ),
   cross_origin_authentication: Type.Optional(Type.Boolean({ description: 'Whether cross-origin login (/co/authenticate) is allowed.' })),

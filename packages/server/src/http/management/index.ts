@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Registry } from '../../registry.js';
 import { clientGrantsRoutes } from './client-grants.js';
+import { clientCredentialsRoutes } from './client-credentials.js';
 import { clientsRoutes } from './clients.js';
 import { connectionsRoutes } from './connections.js';
 import { promptsRenderingRoutes } from './prompts-rendering.js';
@@ -17,6 +18,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       signingKeysRoutes,
       promptsRenderingRoutes,
       clientsRoutes,
+      clientCredentialsRoutes,
       resourceServersRoutes,
       clientGrantsRoutes,
       connectionsRoutes,

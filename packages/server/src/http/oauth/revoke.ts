@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authenticateClient } from '../../oauth/client-auth.js';
+import { clientCredentialsOf } from '../../oauth/token-request.js';
+import { clientTransport } from './client-transport.js';
 import { InvalidRequest } from '../../oauth/errors.js';
 import { revokeRefreshToken } from '../../oauth/revoke.js';
 import type { Registry } from '../../registry.js';
@@ -30,10 +32,7 @@ export function revokeRoutes(registry: Registry): FastifyPluginAsyncTypebox {
       { schema: { tags: ['authentication'], summary: 'Revoke a refresh token', body: RevokeRequest } },
       async (request, reply) => {
         const body = request.body as Record<string, unknown>;
-        const client = await authenticateClient(
-          { authorization: request.headers.authorization, clientId: text(body, 'client_id'), clientSecret: text(body, 'client_secret') },
-          { config: registry.oauthConfig, secretKey: registry.clientSecretKey },
-        );
+        const client = await authenticateClient(clientCredentialsOf(body, clientTransport(request)), registry.clientAuth);
         await revokeRefreshToken(client, text(body, 'token'), text(body, 'token_type_hint'), {
           storage: registry.storage,
           tenantId: registry.tenantId,

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { handleTokenRequest } from '../../oauth/token-request.js';
 import type { Registry } from '../../registry.js';
+import { clientTransport } from './client-transport.js';
 
 const TokenRequest = Type.Object(
   {
@@ -9,6 +10,8 @@ const TokenRequest = Type.Object(
     grant_type: Type.Optional(Type.String({ description: 'The grant type, e.g. client_credentials.' })),
     client_id: Type.Optional(Type.String()),
     client_secret: Type.Optional(Type.String()),
+    client_assertion: Type.Optional(Type.String({ maxLength: 16_384, description: 'private_key_jwt: a JWT signed with a registered key.' })),
+    client_assertion_type: Type.Optional(Type.String({ description: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' })),
     audience: Type.Optional(Type.String({ description: 'Identifier of the API the token is for.' })),
     scope: Type.Optional(Type.String({ description: 'Space-separated scopes.' })),
   },
@@ -43,12 +46,12 @@ export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         },
         async (request, reply) => {
           reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
-          return handleTokenRequest(request.body, request.headers.authorization, {
+          return handleTokenRequest(request.body, clientTransport(request), {
             storage: registry.storage,
             config: registry.oauthConfig,
             tenantId: registry.tenantId,
             tokens: registry.tokens,
-            clientSecretKey: registry.clientSecretKey,
+            clientAuth: registry.clientAuth,
             users: registry.userGrants,
           });
         },

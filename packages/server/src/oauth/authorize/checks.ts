@@ -100,6 +100,10 @@ export async function checkRequest(raw: RawParams, target: TrustedTarget, config
   if (responseTypes.includes('id_token')) {
     if (!scopes.includes('openid')) throw new InvalidRequest(`The 'openid' scope is required when an ID token is requested.`);
     if (!nonce) throw new InvalidRequest('Missing required parameter: nonce (required for ID tokens from the authorization endpoint).');
+    // The secret is stored only hashed, so an HS256 ID token can be signed only where the client presents it.
+    if (target.client.data.jwt_configuration.alg === 'HS256') {
+      throw new UnauthorizedClient('This application signs ID tokens with HS256, which only the token endpoint can issue: use response_type=code.');
+    }
   }
 
   const prompt = splitScope(single(raw, 'prompt'));

@@ -60,7 +60,8 @@ export const authorizationCodeGrant: Grant = {
         authTime: code.auth_time,
         sid: code.sid ?? undefined,
         grantId: artifact.family ?? '',
-        certificateThumbprint: (client as { certificateThumbprint?: string }).certificateThumbprint,
+        certificateThumbprint: client.certificateThumbprint,
+        idTokenSecret: client.secret,
       },
     );
   },

@@ -29,7 +29,14 @@ export const clientCredentialsGrant: Grant = {
     const lifetime = api.token_lifetime;
     const scope = scopes.join(' ');
     const accessToken = await tokens.accessToken(
-      { sub: `${client.clientId}@clients`, aud: audience, azp: client.clientId, scope, gty: 'client-credentials' },
+      {
+        sub: `${client.clientId}@clients`,
+        aud: audience,
+        azp: client.clientId,
+        scope,
+        gty: 'client-credentials',
+        ...(client.certificateThumbprint ? { cnf: { 'x5t#S256': client.certificateThumbprint } } : {}),
+      },
       lifetime,
     );
     return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };

@@ -35,7 +35,8 @@ async function passwordLogin(grantType: string, realm: string | undefined, { par
     audience: params.audience,
     authTime: Math.floor(users.now().getTime() / 1000),
     grantId: randomId(32),
-    certificateThumbprint: (client as { certificateThumbprint?: string }).certificateThumbprint,
+    certificateThumbprint: client.certificateThumbprint,
+    idTokenSecret: client.secret,
   });
 }
 

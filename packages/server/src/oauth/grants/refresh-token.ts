@@ -47,7 +47,8 @@ export const refreshTokenGrant: Grant = {
       authTime: token.auth_time,
       sid: token.sid ?? undefined,
       grantId: artifact.family ?? '',
-      certificateThumbprint: (client as { certificateThumbprint?: string }).certificateThumbprint,
+      certificateThumbprint: client.certificateThumbprint,
+      idTokenSecret: client.secret,
     });
     return issued;
   },

@@ -1,0 +1,18 @@
+import type { FastifyRequest } from 'fastify';
+import type { ClientCredentialsInput } from '../../oauth/client-auth.js';
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** The client authentication a request carries outside its body: Basic credentials and an edge-forwarded certificate. */
+export function clientTransport(request: FastifyRequest): Pick<ClientCredentialsInput, 'authorization' | 'edge'> {
+  const certificate = header(request, 'client-certificate');
+  return {
+    authorization: request.headers.authorization,
+    ...(certificate !== undefined
+      ? { edge: { certificate, apiKey: header(request, 'cname-api-key'), caVerified: header(request, 'client-certificate-ca-verified') } }
+      : {}),
+  };
+}
