@@ -61,3 +61,49 @@ export async function startPeer(host: string, port: number, privateJwk: Record<s
     server.once('error', reject);
   });
 }
+
+/** The peer's user-flow setup: one confidential web client and one account, for refresh and userinfo. */
+export const PEER_USER_CLIENT = { id: 'bench-web', secret: 'bench-web-secret-0123456789abcdefghijklmnop', callback: 'https://app.bench.example/callback' };
+export const PEER_USERINFO_PATH = '/userinfo';
+
+/**
+ * node-oidc-provider configured for user flows: authorization code with refresh tokens rotated on every use
+ * (as Latchkey does), opaque access tokens for its userinfo endpoint, and its development login (any account
+ * id logs in) so the bench can obtain the first refresh tokens without a UI. The grant is given on the spot,
+ * so no consent screen interrupts.
+ */
+export async function startPeerUsers(host: string, port: number, privateJwk: Record<string, unknown>): Promise<void> {
+  const { default: Provider } = await import('oidc-provider');
+  const claims = { sub: '', name: 'Bench User', nickname: 'bench-user', picture: 'https://example.com/p.png', updated_at: 0, email: 'bench-user@example.com', email_verified: true };
+  const provider = new Provider(`http://${host}:${port}`, {
+    clients: [
+      {
+        client_id: PEER_USER_CLIENT.id,
+        client_secret: PEER_USER_CLIENT.secret,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [PEER_USER_CLIENT.callback],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+    jwks: { keys: [{ ...privateJwk, alg: 'RS256', use: 'sig' }] },
+    cookies: { keys: ['bench-peer-cookie-key-0123456789abcdef'] },
+    scopes: ['openid', 'offline_access', 'profile', 'email'],
+    claims: { openid: ['sub'], profile: ['name', 'nickname', 'picture', 'updated_at'], email: ['email', 'email_verified'] },
+    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => ({ ...claims, sub: id }) }),
+    loadExistingGrant: async (ctx: { oidc: { provider: { Grant: new (init: object) => { addOIDCScope(scope: string): void; save(): Promise<string> } }; client: { clientId: string }; session: { accountId: string } } }) => {
+      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+      grant.addOIDCScope('openid offline_access profile email');
+      await grant.save();
+      return grant;
+    },
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: () => true,
+    routes: { token: PEER_TOKEN_PATH, jwks: PEER_JWKS_PATH, userinfo: PEER_USERINFO_PATH },
+    features: { devInteractions: { enabled: true } },
+  });
+  await new Promise<void>((resolve, reject) => {
+    const server = provider.listen(port, host, () => resolve());
+    server.once('error', reject);
+  });
+}

@@ -14,13 +14,17 @@ import { assertRs256Jwt, call, compare, formPost, load, type LoadSettings, type 
 import { PEER_JWKS_PATH, PEER_TOKEN_FORM, PEER_TOKEN_PATH } from './peer-oidc-provider.js';
 import { freePort, onCleanup, pinSelf, planCpus, quietedWarnings, runJsonChild, startTarget, stopEverything, type CpuPlan } from './processes.js';
 import { renderTable, type Row } from './report.js';
+import { loopRate, oneLogin, peerUserTokens, provisionUserFlows, refreshChains, rotate, USER_PASSWORD } from './user-flows.js';
+import { PEER_USER_CLIENT, PEER_USERINFO_PATH } from './peer-oidc-provider.js';
 
 const settings: LoadSettings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 8),
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 3),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
 };
-const TARGETS = { versusPeer: 1.5, ofRawSigning: 0.7 };
+const TARGETS = { versusPeer: 1.5, ofRawSigning: 0.7, loginsOfArgon2: 0.8, refreshOfRawPerResponse: 0.6, userinfoVersusPeer: 2 };
+/** Signatures one Latchkey refresh answer needs: the access token and the ID token. */
+const REFRESH_SIGNATURES = 2;
 const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789abcdefghijkl' };
 const RENDERING_CONFIGS = 100;
 const CORES = availableParallelism();
@@ -131,6 +135,64 @@ async function renderingList(lk: Awaited<ReturnType<typeof startLatchkey>>) {
   return { configs: configs.length, cataloguePairs: pairs.length, responseBytes: expectedLength, ...measurement };
 }
 
+interface UserFlows {
+  rawArgon2: { verifications: number; inFlight: number };
+  logins: number;
+  refresh: { latchkey: number; peer: number };
+  userinfo: { latchkey: Measurement; peer: Measurement };
+}
+
+/**
+ * The issue-3 flows, one process each pinned to the server CPU: complete authorization-code logins against the
+ * raw argon2id rate, and side by side with node-oidc-provider refresh-token rotation and userinfo.
+ */
+async function userFlowsScenario(affinity: string | undefined): Promise<UserFlows> {
+  console.log('· user flows: authorization-code logins, refresh rotation, userinfo');
+  const rawArgon2 = await runJsonChild<UserFlows['rawArgon2']>('bench/raw-argon2.ts', [String(Math.max(2, settings.seconds / 2)), '4'], {
+    name: 'raw-argon2',
+    ...(affinity !== undefined ? { cpus: affinity } : {}),
+  });
+  const loops = settings.connections;
+  const lk = await startLatchkey(1, affinity);
+  try {
+    const setup = await provisionUserFlows(lk.server.url, lk.accessToken);
+    const logins = await loopRate(() => oneLogin(lk.server.url, setup), loops, settings.seconds, settings.warmupSeconds);
+    const tokenUrl = `${lk.server.url}/oauth/token`;
+    const clientForm = { client_id: setup.clientId, client_secret: setup.clientSecret };
+    const passwordGrant = () =>
+      call(tokenUrl, {
+        method: 'POST',
+        form: { ...clientForm, grant_type: 'http://auth0.com/oauth/grant-type/password-realm', username: setup.email, password: USER_PASSWORD, realm: setup.connection, scope: 'openid profile email offline_access' },
+      });
+    const lkRefresh = refreshChains(async () => String((await passwordGrant()).refresh_token), (token) => rotate(tokenUrl, clientForm, token));
+    const lkAccess = String((await passwordGrant()).access_token);
+
+    const peer = await startTarget('peer-users', { port: await freePort(), workers: 1, ...(affinity !== undefined ? { cpus: affinity } : {}), env: { PEER_JWK: peerJwk } });
+    try {
+      const peerToken = `${peer.url}${PEER_TOKEN_PATH}`;
+      const peerForm = { client_id: PEER_USER_CLIENT.id, client_secret: PEER_USER_CLIENT.secret };
+      const peerRefresh = refreshChains(async () => (await peerUserTokens(peer.url, PEER_USER_CLIENT)).refreshToken, (token) => rotate(peerToken, peerForm, token));
+      const latchkeyRefresh = await loopRate(lkRefresh, loops, settings.seconds, settings.warmupSeconds);
+      const peerRefreshRate = await loopRate(peerRefresh, loops, settings.seconds, settings.warmupSeconds);
+      // Taken after the refresh runs: the peer's in-memory store keeps only the most recent tokens (an LRU).
+      const peerAccess = (await peerUserTokens(peer.url, PEER_USER_CLIENT)).accessToken;
+      const userinfoRequest = (url: string, token: string) => ({ url, headers: { authorization: `Bearer ${token}` }, verifyBody: (body: string) => body.includes('"sub":') });
+      const [latchkeyUserinfo, peerUserinfo] = (await compare(
+        [
+          { name: 'Latchkey /userinfo', request: userinfoRequest(`${lk.server.url}/userinfo`, lkAccess) },
+          { name: 'peer userinfo', request: userinfoRequest(`${peer.url}${PEER_USERINFO_PATH}`, peerAccess) },
+        ],
+        settings,
+      )) as [Measurement, Measurement];
+      return { rawArgon2, logins, refresh: { latchkey: latchkeyRefresh, peer: peerRefreshRate }, userinfo: { latchkey: latchkeyUserinfo, peer: peerUserinfo } };
+    } finally {
+      await peer.stop();
+    }
+  } finally {
+    await lk.server.stop();
+  }
+}
+
 /** Share of the machine's CPU time other processes used over one second while this run was idle. */
 async function backgroundLoad(): Promise<number> {
   const busy = () => cpus().reduce((acc, cpu) => ({ idle: acc.idle + cpu.times.idle, total: acc.total + Object.values(cpu.times).reduce((a, b) => a + b, 0) }), { idle: 0, total: 0 });
@@ -139,6 +201,9 @@ async function backgroundLoad(): Promise<number> {
   const after = busy();
   return 1 - (after.idle - before.idle) / Math.max(1, after.total - before.total);
 }
+
+const target = (wanted: number, value: number) => ({ target: wanted, value, met: wanted === 1 ? value > 1 : value >= wanted });
+const verdict = (met: boolean) => (met ? 'MET' : 'MISSED');
 
 async function main() {
   setTimeout(() => {
@@ -172,6 +237,7 @@ async function main() {
       rendering = await renderingList(lk);
     }),
   );
+  const userFlows = await userFlowsScenario(plan?.serverCpu);
   // From here on nothing is pinned: servers and the load generator share every CPU.
   if (plan) pinSelf(plan.allCpus);
   if (plan) scenarios.push(await tokenScenario('one process, unpinned', 1, plan.allCpus));
@@ -193,6 +259,10 @@ async function main() {
   const targets = {
     versusPeer: { target: TARGETS.versusPeer, value: single.ratio, met: single.ratio >= TARGETS.versusPeer },
     ofRawSigning: { target: TARGETS.ofRawSigning, value: single.latchkey.rps / rawRate, met: single.latchkey.rps / rawRate >= TARGETS.ofRawSigning },
+    loginsOfArgon2: target(TARGETS.loginsOfArgon2, userFlows.logins / userFlows.rawArgon2.verifications),
+    refreshOfRawPerResponse: target(TARGETS.refreshOfRawPerResponse, userFlows.refresh.latchkey / (rawRate / REFRESH_SIGNATURES)),
+    refreshVersusPeer: target(1, userFlows.refresh.latchkey / userFlows.refresh.peer),
+    userinfoVersusPeer: target(TARGETS.userinfoVersusPeer, userFlows.userinfo.latchkey.rps / userFlows.userinfo.peer.rps),
   };
 
   const rows: Row[] = scenarios.map((s) => [
@@ -204,6 +274,11 @@ async function main() {
     `${s.ratio.toFixed(2)}×`,
     `${(s.latchkey.rps / rawRate).toFixed(2)}`,
   ]);
+  rows.push(
+    [`authorization-code logins (authorize, page, post, token) — ${singleName}`, userFlows.logins.toFixed(1), '—', '—', '—', '—', '—'],
+    [`POST /oauth/token refresh_token (rotation, ID token) — ${singleName}`, userFlows.refresh.latchkey.toFixed(0), '—', userFlows.refresh.peer.toFixed(0), '—', `${(userFlows.refresh.latchkey / userFlows.refresh.peer).toFixed(2)}×`, (userFlows.refresh.latchkey / rawRate).toFixed(2)],
+    [`GET /userinfo — ${singleName}`, userFlows.userinfo.latchkey.rps.toFixed(0), `${userFlows.userinfo.latchkey.p99} ms`, userFlows.userinfo.peer.rps.toFixed(0), `${userFlows.userinfo.peer.p99} ms`, `${(userFlows.userinfo.latchkey.rps / userFlows.userinfo.peer.rps).toFixed(2)}×`, '—'],
+  );
   if (rendering) {
     rows.push([`GET /api/v2/prompts/rendering?per_page=100, ${rendering.configs} configs — ${singleName}`, rendering.rps.toFixed(0), `${rendering.p99} ms`, '—', '—', '—', '—']);
   }
@@ -214,6 +289,10 @@ async function main() {
   console.log(`\n"raw sign" is the faster of the two single-core signing rates (${rawRate.toFixed(0)}/s). Targets, on "${single.name}":`);
   console.log(`  Latchkey/peer      ${targets.versusPeer.value.toFixed(2)}× (target ≥ ${TARGETS.versusPeer}×)  ${targets.versusPeer.met ? 'MET' : 'MISSED'}`);
   console.log(`  Latchkey/raw sign  ${targets.ofRawSigning.value.toFixed(2)} (target ≥ ${TARGETS.ofRawSigning})  ${targets.ofRawSigning.met ? 'MET' : 'MISSED'}`);
+  console.log(`  logins/argon2id   ${targets.loginsOfArgon2.value.toFixed(2)} (target ≥ ${TARGETS.loginsOfArgon2}; raw argon2id ${userFlows.rawArgon2.verifications.toFixed(1)} verifications/s, ${userFlows.rawArgon2.inFlight} in flight)  ${verdict(targets.loginsOfArgon2.met)}`);
+  console.log(`  refresh/(raw sign/${REFRESH_SIGNATURES})  ${targets.refreshOfRawPerResponse.value.toFixed(2)} (target ≥ ${TARGETS.refreshOfRawPerResponse})  ${verdict(targets.refreshOfRawPerResponse.met)}`);
+  console.log(`  refresh/peer      ${targets.refreshVersusPeer.value.toFixed(2)}× (target > 1×)  ${verdict(targets.refreshVersusPeer.met)}`);
+  console.log(`  userinfo/peer     ${targets.userinfoVersusPeer.value.toFixed(2)}× (target ≥ ${TARGETS.userinfoVersusPeer}×)  ${verdict(targets.userinfoVersusPeer.met)}`);
   if (rendering && rendering.configs < RENDERING_CONFIGS) {
     console.log(`\nnote: the catalogue has ${rendering.cataloguePairs} prompt/screen pairs, so ${rendering.configs} configurations (not ${RENDERING_CONFIGS}) were stored.`);
   }
@@ -227,6 +306,7 @@ async function main() {
     rawSigning: { ...raw, reference: rawRate, runs: rawRuns },
     tokens: scenarios,
     renderingList: rendering,
+    userFlows,
     targets,
   };
   mkdirSync('.bench', { recursive: true });

@@ -1,0 +1,159 @@
+/**
+ * User flows for `npm run bench`: complete authorization-code logins (authorize → login page → form post →
+ * code → token) and refresh-token rotation chains. Both are sequences a load generator cannot replay blindly
+ * (each step needs the previous answer, and a refresh token is single-use), so they are driven by a fixed number
+ * of concurrent loops; every step is checked and any failure fails the bench.
+ */
+import { call } from './measure.js';
+
+export const USER_PASSWORD = 'correct horse battery staple 42';
+const CALLBACK = 'https://app.bench.example/callback';
+
+export interface UserFlowSetup {
+  clientId: string;
+  clientSecret: string;
+  connection: string;
+  email: string;
+}
+
+/** A web application, a database connection enabled for it, and one user, through the Management API. */
+export async function provisionUserFlows(baseUrl: string, adminToken: string): Promise<UserFlowSetup> {
+  const api = (path: string, json: unknown) => call(`${baseUrl}/api/v2${path}`, { method: 'POST', json, token: adminToken });
+  const client = await api('/clients', {
+    name: 'Bench web',
+    app_type: 'regular_web',
+    callbacks: [CALLBACK],
+    grant_types: ['authorization_code', 'refresh_token', 'http://auth0.com/oauth/grant-type/password-realm'],
+  });
+  const clientId = String(client.client_id);
+  const connection = 'bench-users';
+  await api('/connections', { name: connection, strategy: 'auth0', enabled_clients: [clientId] });
+  const email = 'bench-user@example.com';
+  await api('/users', { connection, email, password: USER_PASSWORD, name: 'Bench User', email_verified: true });
+  return { clientId, clientSecret: String(client.client_secret), connection, email };
+}
+
+/** Runs `loops` concurrent loops of `once` for `seconds` (after a warm-up) and returns completions per second. */
+export async function loopRate(once: (loop: number) => Promise<void>, loops: number, seconds: number, warmupSeconds: number): Promise<number> {
+  const runFor = async (ms: number) => {
+    const until = performance.now() + ms;
+    const counts = await Promise.all(
+      Array.from({ length: loops }, async (_, loop) => {
+        let count = 0;
+        while (performance.now() < until) {
+          await once(loop);
+          count += 1;
+        }
+        return count;
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  };
+  await runFor(warmupSeconds * 1000);
+  const start = performance.now();
+  const done = await runFor(seconds * 1000);
+  return done / ((performance.now() - start) / 1000);
+}
+
+function cookiesOf(response: Response, jar: Map<string, string>) {
+  for (const line of response.headers.getSetCookie()) {
+    const [pair = ''] = line.split(';');
+    const eq = pair.indexOf('=');
+    jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+  }
+}
+
+const cookieHeader = (jar: Map<string, string>) => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
+
+/** One complete login of a browser without a session: the four requests a real one makes, each checked. */
+export async function oneLogin(baseUrl: string, setup: UserFlowSetup): Promise<void> {
+  const jar = new Map<string, string>();
+  const query = new URLSearchParams({ client_id: setup.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid profile email', state: 'bench' });
+  const start = await fetch(`${baseUrl}/authorize?${query.toString()}`, { redirect: 'manual' });
+  cookiesOf(start, jar);
+  const loginPath = start.headers.get('location');
+  if (start.status !== 302 || !loginPath?.startsWith('/u/login')) throw new Error(`authorize: ${start.status} ${loginPath ?? ''}`);
+  const page = await fetch(`${baseUrl}${loginPath}`, { headers: { cookie: cookieHeader(jar) } });
+  const html = await page.text();
+  if (page.status !== 200) throw new Error(`login page: ${page.status}`);
+  const posted = await fetch(`${baseUrl}${loginPath}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: cookieHeader(jar), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ state: field(html, 'state'), _csrf: field(html, '_csrf'), username: setup.email, password: USER_PASSWORD }).toString(),
+  });
+  await posted.arrayBuffer();
+  const code = new URL(posted.headers.get('location') ?? 'x:', baseUrl).searchParams.get('code');
+  if (posted.status !== 302 || !code) throw new Error(`login post: ${posted.status} ${posted.headers.get('location') ?? ''}`);
+  const tokens = await call(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    form: { grant_type: 'authorization_code', client_id: setup.clientId, client_secret: setup.clientSecret, code, redirect_uri: CALLBACK },
+  });
+  if (typeof tokens.id_token !== 'string') throw new Error('token: no ID token');
+}
+
+/**
+ * Refresh-token rotation: each loop owns one chain and spends its current token to get the next. `seed`
+ * starts a chain; `refresh` spends a token and returns its successor.
+ */
+export function refreshChains(seed: () => Promise<string>, refresh: (token: string) => Promise<string>) {
+  const chains: string[] = [];
+  return async (loop: number) => {
+    chains[loop] ??= await seed();
+    chains[loop] = await refresh(chains[loop]);
+  };
+}
+
+/** A browser step against the peer: follows nothing, keeps cookies, returns the answer's Location. */
+async function step(url: string, jar: Map<string, string>, form?: Record<string, string>): Promise<string> {
+  const response = await fetch(url, {
+    method: form ? 'POST' : 'GET',
+    redirect: 'manual',
+    headers: { cookie: cookieHeader(jar), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+  });
+  cookiesOf(response, jar);
+  await response.arrayBuffer();
+  const location = response.headers.get('location');
+  if (!location || response.status < 300 || response.status > 399) throw new Error(`peer ${url}: ${response.status}`);
+  return new URL(location, url).href;
+}
+
+/**
+ * The peer's first tokens for one chain: authorization code with PKCE through its development login, then the
+ * code exchange. Returns the refresh token and an access token for its userinfo endpoint.
+ */
+export async function peerUserTokens(baseUrl: string, client: { id: string; secret: string; callback: string }): Promise<{ refreshToken: string; accessToken: string }> {
+  const { createHash, randomBytes } = await import('node:crypto');
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const jar = new Map<string, string>();
+  const query = new URLSearchParams({
+    client_id: client.id,
+    redirect_uri: client.callback,
+    response_type: 'code',
+    scope: 'openid offline_access profile email',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  const interaction = await step(`${baseUrl}/auth?${query.toString()}`, jar);
+  const resume = await step(interaction, jar, { prompt: 'login', login: 'bench-user', password: 'x' });
+  const callback = new URL(await step(resume, jar));
+  const code = callback.searchParams.get('code');
+  if (!code) throw new Error(`peer login: no code in ${callback.href}`);
+  const tokens = await call(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    form: { grant_type: 'authorization_code', code, redirect_uri: client.callback, client_id: client.id, client_secret: client.secret, code_verifier: verifier },
+  });
+  if (typeof tokens.refresh_token !== 'string' || typeof tokens.access_token !== 'string') throw new Error('peer: no refresh or access token');
+  return { refreshToken: tokens.refresh_token, accessToken: tokens.access_token };
+}
+
+/** Spends a refresh token at a token endpoint and returns the rotated one (an ID token must come too). */
+export async function rotate(tokenUrl: string, form: Record<string, string>, refreshToken: string): Promise<string> {
+  const answer = await call(tokenUrl, { method: 'POST', form: { ...form, grant_type: 'refresh_token', refresh_token: refreshToken } });
+  if (typeof answer.refresh_token !== 'string' || answer.refresh_token === refreshToken) throw new Error(`${tokenUrl}: the refresh token was not rotated`);
+  if (typeof answer.id_token !== 'string') throw new Error(`${tokenUrl}: no ID token on refresh`);
+  return answer.refresh_token;
+}
