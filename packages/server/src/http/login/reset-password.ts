@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { EMAIL_SHAPE, passwordAcceptable } from '../../services/password-policy.js';
-import { sendErrorPage, sendScreen } from './pages.js';
+import { sendErrorPage, sendScreen, type ScreenInput } from './pages.js';
 import { StateQuery } from './routes.js';
-import { formFields, isOpen, openForm, openTransaction } from './transaction-context.js';
+import { formFields, isOpen, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
 
 const RequestForm = Type.Object(
   { state: Type.String({ maxLength: 64 }), _csrf: Type.Optional(Type.String({ maxLength: 128 })), email: Type.Optional(Type.String({ maxLength: 320 })) },
@@ -28,19 +28,20 @@ const ResetForm = Type.Object(
  */
 export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const tags = ['hosted pages'];
+  const requestScreen = (open: OpenTransaction, email: string): ScreenInput => ({
+    screen: 'reset-password-request',
+    client: open.client,
+    transaction: open.transaction,
+    action: `/u/reset-password/request${open.query}`,
+    hidden: formFields(registry, open),
+    values: { email },
+    links: { login: `/u/login${open.query}` },
+  });
   return async (app) => {
     app.get('/u/reset-password/request', { schema: { tags, summary: 'Password reset request page', querystring: StateQuery } }, async (request, reply) => {
       const open = await openTransaction(registry, request, reply, request.query.state);
       if (!isOpen(open)) return open;
-      return sendScreen(registry, reply, 200, {
-        screen: 'reset-password-request',
-        client: open.client,
-        transaction: open.transaction,
-        action: `/u/reset-password/request${open.query}`,
-        hidden: formFields(registry, open),
-        values: { email: open.transaction.lastUsername ?? '' },
-        links: { login: `/u/login${open.query}` },
-      });
+      return sendScreen(registry, reply, 200, requestScreen(open, open.transaction.lastUsername ?? ''));
     });
 
     app.post(
@@ -52,16 +53,7 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
         const { open, connection } = checked;
         const email = (request.body.email ?? '').trim().toLowerCase();
         if (!EMAIL_SHAPE.test(email)) {
-          return sendScreen(registry, reply, 400, {
-            screen: 'reset-password-request',
-            client: open.client,
-            transaction: open.transaction,
-            action: `/u/reset-password/request${open.query}`,
-            hidden: formFields(registry, open),
-            values: { email },
-            errorCode: 'missing-fields',
-            links: { login: `/u/login${open.query}` },
-          });
+          return sendScreen(registry, reply, 400, { ...requestScreen(open, email), errorCode: 'missing-fields' });
         }
         const user = await registry.storage.users.findOne(registry.tenantId, { connection: connection.name, email });
         if (user) {
