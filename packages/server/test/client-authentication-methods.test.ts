@@ -97,6 +97,28 @@ describe.each(DIALECTS)('client authentication by key and certificate (%s)', (di
     expect(JSON.stringify((await api('GET', `/clients/${clientId}`)).body)).not.toContain('BEGIN');
   });
 
+  it('refuses a second credential with the same kid, takes expiry from a certificate, and ignores expired credentials', async () => {
+    const { clientId } = await machineClient();
+    const { privateKey, kid } = await withKey(clientId);
+    const { publicKey } = await generateKeyPair('RS256', { extractable: true });
+    const again = await api('POST', `/clients/${clientId}/credentials`, { credential_type: 'public_key', pem: await exportSPKI(publicKey), kid });
+    expect(again.status).toBe(409);
+    expect(again.body.errorCode).toBe('credential_conflict');
+    const fromCert = await api('POST', `/clients/${clientId}/credentials`, { credential_type: 'public_key', pem: certificate('one'), parse_expiry_from_cert: true });
+    expect(fromCert.body.expires_at).toBe(new Date(new X509Certificate(certificate('one')).validTo).toISOString());
+
+    const form = async () => ({ grant_type: 'client_credentials', audience: fx.api.identifier, client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(clientId, privateKey, { kid }) });
+    expect((await token(await form())).status).toBe(200);
+    // The same key registered again with an expiry in the past no longer authenticates.
+    const listed = (await api('GET', `/clients/${clientId}/credentials`)).body;
+    expect(listed).toHaveLength(2);
+    const { publicKey: expiredPublic, privateKey: expiredPrivate } = await generateKeyPair('RS256', { extractable: true });
+    const expired = await api('POST', `/clients/${clientId}/credentials`, { credential_type: 'public_key', pem: await exportSPKI(expiredPublic), expires_at: '2020-01-01T00:00:00.000Z' });
+    expect((await api('PATCH', `/clients/${clientId}`, { client_authentication_methods: { private_key_jwt: { credentials: [{ id: String(expired.body.id) }] } } })).status).toBe(200);
+    const stale = await token({ grant_type: 'client_credentials', audience: fx.api.identifier, client_assertion_type: ASSERTION_TYPE, client_assertion: await assertion(clientId, expiredPrivate, { kid: String(expired.body.kid) }) });
+    expect(stale.status).toBe(401);
+  });
+
   it('private_key_jwt with openid-client: client credentials, then the secret no longer works', async () => {
     const { clientId, secret } = await machineClient();
     const { privateKey, kid } = await withKey(clientId);

@@ -41,6 +41,13 @@ describe('loadConfig', () => {
     }
   });
 
+  it('takes LATCHKEY_EDGE_API_KEY only when long enough to be a shared secret', () => {
+    expect(loadConfig({}).edgeApiKey).toBeUndefined();
+    expect(loadConfig({ LATCHKEY_EDGE_API_KEY: 'k'.repeat(32) }).edgeApiKey).toBe('k'.repeat(32));
+    const error = configError({ LATCHKEY_EDGE_API_KEY: 'short' });
+    expect(error.variable).toBe('LATCHKEY_EDGE_API_KEY');
+  });
+
   it('requires the TLS files to be readable, naming the variable of the missing one', () => {
     const dir = tempDir();
     const cert = join(dir, 'cert.pem');
