@@ -87,9 +87,21 @@ function publicKeyOf(pem: string): KeyObject {
   }
 }
 
+/**
+ * Parsed keys by credential. The config cache hands out the same client data while it is fresh, so a client
+ * authenticating repeatedly parses its PEM once; a changed client comes back as new objects and is parsed anew.
+ */
+const parsedKeys = new WeakMap<ClientCredential, KeyObject>();
+
 /** The public key of a `public_key` credential, for verifying client assertions. */
 export function credentialKey(credential: ClientCredential): KeyObject | undefined {
-  return credential.pem ? publicKeyOf(credential.pem) : undefined;
+  if (!credential.pem) return undefined;
+  let key = parsedKeys.get(credential);
+  if (!key) {
+    key = publicKeyOf(credential.pem);
+    parsedKeys.set(credential, key);
+  }
+  return key;
 }
 
 /** Validates a create request and builds the stored credential. */
