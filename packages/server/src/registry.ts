@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
+import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
 import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
 import type { ClientAuthDeps } from './oauth/client-auth.js';
 import { oauthConfigCache, type OAuthConfig } from './oauth/config-cache.js';
@@ -43,6 +44,8 @@ export interface Registry {
   notifier: Notifier;
   /** Key of the stored hashes of secret handles (sessions, codes, refresh tokens, transactions). */
   handleKey: Buffer;
+  /** Seals and opens the opaque access tokens of `/userinfo`. */
+  opaqueTokens: OpaqueTokenCodec;
   clientSecretKey: Buffer;
   /** What the token and revocation endpoints authenticate clients with. */
   clientAuth: ClientAuthDeps;
@@ -90,6 +93,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     await keys.ensure();
     const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
     const handleKey = secret.key('artifact-handle');
+    const opaqueTokens = opaqueTokenCodec(secret.key('opaque-access-token'));
     return {
       config,
       log,
@@ -102,8 +106,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       tokens: tokenIssuer({ keys, issuerClaim, now }),
       oauthConfig,
       userGrants: {
-        userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, handleKey, now }),
-        databaseLogin: databaseLogin({ storage, tenantId, now }),
+        userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, handleKey, opaqueTokens, now }),
+        databaseLogin: databaseLogin({ storage, tenantId, databaseConnections: oauthConfig.databaseConnections, now }),
         handleKey,
         now,
       },
@@ -113,6 +117,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       passwordResets: passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now }),
       notifier: loggingNotifier(log),
       handleKey,
+      opaqueTokens,
       clientSecretKey,
       clientAuth: {
         config: oauthConfig,

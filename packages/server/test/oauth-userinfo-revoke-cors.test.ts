@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { opaqueTokenCodec } from '../src/oauth/opaque-access-token.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
@@ -75,6 +76,34 @@ describe.each(DIALECTS)('userinfo, revocation, CORS and discovery (%s)', (dialec
     const forged = `${head}.${Buffer.from(JSON.stringify({ sub: 'auth0|someone-else', aud: `${server.registry.issuer}/userinfo` })).toString('base64url')}.${real.split('.')[2]}`;
     expect((await userinfo(forged)).status).toBe(401);
     expect(payload).toBeDefined();
+  });
+
+  it('issues opaque /userinfo-only access tokens that cannot be altered, moved to another deployment or outlive exp', async () => {
+    const real = (await login('openid email')).access_token ?? '';
+    // Five parts: a compact JWE (alg dir, enc A256GCM), not a JWT anyone could read.
+    const parts = real.split('.');
+    expect(parts).toHaveLength(5);
+    expect(JSON.parse(Buffer.from(parts[0] ?? '', 'base64url').toString())).toMatchObject({ alg: 'dir', enc: 'A256GCM' });
+    expect((await userinfo(real)).status).toBe(200);
+    const flipped = Buffer.from(parts[3] ?? '', 'base64url');
+    flipped[0] = (flipped[0] ?? 0) ^ 1;
+    const tampered = [parts[0], parts[1], parts[2], flipped.toString('base64url'), parts[4]].join('.');
+    const refused = await userinfo(tampered);
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { error: string }).error).toBe('invalid_token');
+    const elsewhere = opaqueTokenCodec(Buffer.alloc(32, 7));
+    const claims = server.registry.opaqueTokens.open(real) ?? {};
+    expect(claims).toMatchObject({ sub: fx.user.userId, aud: `${server.registry.issuer}/userinfo`, scope: 'openid email' });
+    expect((await userinfo(elsewhere.seal(claims))).status).toBe(401);
+    const expired = await userinfo(server.registry.opaqueTokens.seal({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }));
+    expect(expired.status).toBe(401);
+    expect(((await expired.json()) as { error_description: string }).error_description).toBe('The access token expired.');
+    const otherAudience = await userinfo(server.registry.opaqueTokens.seal({ ...claims, aud: fx.api.identifier }));
+    expect(otherAudience.status).toBe(401);
+    // With an API and openid the token is a JWT for both audiences, and /userinfo accepts it too.
+    const both = (await login('openid email', { audience: fx.api.identifier })).access_token ?? '';
+    expect(both.split('.')).toHaveLength(3);
+    expect((await userinfo(both)).status).toBe(200);
   });
 
   it('revokes a refresh token and its whole grant; unknown tokens and other clients get 200 without effect', async () => {

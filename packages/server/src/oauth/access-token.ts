@@ -2,6 +2,7 @@ import { errors as joseErrors, type JWTPayload } from 'jose';
 import { verifyTenantJwt } from '../keys/verify-jwt.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import { OAuthError } from './errors.js';
+import { isCompactJwe, type OpaqueTokenCodec } from './opaque-access-token.js';
 import { verifiedTokenCache } from './verified-tokens.js';
 
 /** RFC 6750 3.1: a bad bearer token is 401 with a challenge that names the error. */
@@ -24,19 +25,43 @@ export interface AccessTokenVerifierDeps {
   keys: SigningKeys;
   issuerClaim: string;
   audience: string;
+  /** Opens the opaque (JWE) access tokens issued without an API audience. */
+  opaqueTokens: OpaqueTokenCodec;
+  nowSeconds?: () => number;
 }
 
-/** Verifies a user access token for one audience (e.g. `/userinfo`): RS256 by the tenant's keys, issuer, expiry. */
+/** The same leeway as the JWT checks below. */
+const CLOCK_TOLERANCE_SECONDS = 5;
+
+/** Our own opaque token: the seal proves who made it; issuer, audience and expiry are still checked. */
+function openOpaque(deps: AccessTokenVerifierDeps, token: string): JWTPayload & { sub: string } {
+  const claims = deps.opaqueTokens.open(token);
+  if (!claims) throw new InvalidToken('The access token is invalid.');
+  const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (claims.iss !== deps.issuerClaim || typeof claims.sub !== 'string' || typeof claims.exp !== 'number') {
+    throw new InvalidToken('The access token is invalid.');
+  }
+  if (!audiences.includes(deps.audience)) throw new InvalidToken('The access token is not valid for this endpoint.');
+  const now = deps.nowSeconds?.() ?? Date.now() / 1000;
+  if (claims.exp <= now - CLOCK_TOLERANCE_SECONDS) throw new InvalidToken('The access token expired.');
+  return claims as JWTPayload & { sub: string };
+}
+
+/**
+ * Verifies a user access token for one audience (e.g. `/userinfo`): an opaque token of ours, or an RS256 JWT of
+ * the tenant's keys; issuer, audience and expiry either way.
+ */
 export function accessTokenVerifier(deps: AccessTokenVerifierDeps) {
   const verified = verifiedTokenCache<JWTPayload & { sub: string }>();
   return async function verify(authorization: string | undefined): Promise<JWTPayload & { sub: string }> {
     if (!authorization) throw new MissingToken();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw new InvalidToken('Malformed Authorization header: expected Bearer and a token.');
+    if (isCompactJwe(match[1])) return openOpaque(deps, match[1]);
     const known = verified.get(match[1]);
     if (known) return known;
     try {
-      const payload = await verifyTenantJwt(deps.keys, match[1], { issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: 5 });
+      const payload = await verifyTenantJwt(deps.keys, match[1], { issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS });
       if (typeof payload.sub !== 'string') throw new InvalidToken('The access token has no subject.');
       const claims = payload as JWTPayload & { sub: string };
       verified.set(match[1], claims);

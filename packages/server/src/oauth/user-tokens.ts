@@ -6,6 +6,7 @@ import type { Storage } from '../storage/storage.js';
 import type { OAuthConfig } from './config-cache.js';
 import { UnauthorizedClient } from './errors.js';
 import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';
+import type { OpaqueTokenCodec } from './opaque-access-token.js';
 import { grantedUserScopes } from './scopes.js';
 import { userinfoClaims } from './userinfo.js';
 
@@ -33,7 +34,12 @@ export interface UserGrant {
   certificateThumbprint?: string | undefined;
   /** The client secret presented at the token endpoint: the key of HS256 ID tokens (it is stored only hashed). */
   idTokenSecret?: string | undefined;
+  /** The user as a grant that checked them has just read them; spares the ID token a second read. */
+  user?: UserProfile | undefined;
 }
+
+/** A user's stored profile as ID tokens and `/userinfo` read it. */
+export type UserProfile = NonNullable<Awaited<ReturnType<ReturnType<typeof userTokens>['loadUser']>>>;
 
 export interface IssueOptions {
   accessToken: boolean;
@@ -71,6 +77,8 @@ export interface UserTokensDeps {
   issuer: string;
   issuerClaim: string;
   handleKey: Buffer;
+  /** Seals the access tokens that only reach `/userinfo` (no API asked for). */
+  opaqueTokens: OpaqueTokenCodec;
   now: () => Date;
 }
 
@@ -95,7 +103,7 @@ export function userTokens(deps: UserTokensDeps) {
 
       if (options.accessToken) {
         const audience = api ? (scopes.includes('openid') ? [api.identifier, userinfoAudience] : api.identifier) : userinfoAudience;
-        result.access_token = await signRs256Jwt(deps.keys, {
+        const claims = {
           iss: deps.issuerClaim,
           sub: grant.userId,
           aud: audience,
@@ -105,7 +113,9 @@ export function userTokens(deps: UserTokensDeps) {
           azp: grant.clientId,
           jti: randomId(24),
           ...(grant.certificateThumbprint ? { cnf: { 'x5t#S256': grant.certificateThumbprint } } : {}),
-        });
+        };
+        // An API verifies its tokens itself and needs a JWT; a token for /userinfo only is read by us alone.
+        result.access_token = api ? await signRs256Jwt(deps.keys, claims) : deps.opaqueTokens.seal(claims);
       }
 
       if (options.idToken && scopes.includes('openid')) {
@@ -113,7 +123,7 @@ export function userTokens(deps: UserTokensDeps) {
         if (hs256 && !grant.idTokenSecret) {
           throw new UnauthorizedClient('This application signs ID tokens with HS256: authenticate with its client secret (client_secret_post or client_secret_basic) to get one.');
         }
-        const user = await loadUser(grant.userId);
+        const user = grant.user ?? (await loadUser(grant.userId));
         const claims = {
           ...(user ? userinfoClaims(grant.userId, user, result.scope) : {}),
           iss: deps.issuerClaim,

@@ -42,7 +42,13 @@ function requireBoundCertificate(claims: Record<string, unknown>, request: Fasti
 
 /** `GET`/`POST /userinfo` (OIDC Core 5.3) with a bearer access token whose audience includes `/userinfo`. */
 export function userinfoRoutes(registry: Registry): FastifyPluginAsyncTypebox {
-  const verify = accessTokenVerifier({ keys: registry.keys, issuerClaim: registry.issuerClaim, audience: `${registry.issuer}/userinfo` });
+  const verify = accessTokenVerifier({
+    keys: registry.keys,
+    issuerClaim: registry.issuerClaim,
+    audience: `${registry.issuer}/userinfo`,
+    opaqueTokens: registry.opaqueTokens,
+    nowSeconds: () => registry.now().getTime() / 1000,
+  });
 
   async function answer(request: FastifyRequest) {
     const claims = await verify(request.headers.authorization);

@@ -31,8 +31,8 @@ export const refreshTokenGrant: Grant = {
     const requested = splitScope(params.scope);
     const outside = requested.filter((scope) => !token.scopes.includes(scope));
     if (outside.length > 0) throw new InvalidScope(`The requested scope exceeds the original grant: ${outside.join(' ')}`);
-    const user = await storage.users.get(tenantId, token.user_id);
-    if (!user || user.data.blocked) {
+    const user = await users.userTokens.loadUser(token.user_id);
+    if (!user || user.blocked) {
       await storage.artifacts.revokeFamily(tenantId, artifact.family ?? '', now);
       throw new InvalidGrant('Unknown or invalid refresh token.');
     }
@@ -49,6 +49,7 @@ export const refreshTokenGrant: Grant = {
       grantId: artifact.family ?? '',
       certificateThumbprint: client.certificateThumbprint,
       idTokenSecret: client.secret,
+      user,
     });
     return issued;
   },
