@@ -59,6 +59,33 @@ describe.each(DIALECTS)('configuration cache of the token endpoint (%s)', (diale
     expect(await tokenStatus(nodeB, clientId, secret)).toBe(403);
   });
 
+  it('serves tenant settings, rendering configurations and database connections to the login pages the same way', async () => {
+    const api = managementApi(nodeA, 'socket');
+    const token = await nodeA.token('update:tenant_settings update:prompts create:connections update:connections');
+    const friendly = () => Promise.all([nodeA, nodeB].map(async (node) => (await node.registry.oauthConfig.tenantDocument())?.settings.friendly_name));
+    const headTags = () => Promise.all([nodeA, nodeB].map(async (node) => (await node.registry.oauthConfig.renderingConfig('login-id', 'login-id'))?.head_tags));
+    const connectionNames = () => Promise.all([nodeA, nodeB].map(async (node) => (await node.registry.oauthConfig.databaseConnections()).map((c) => c.name)));
+    const name = `cache-db-${dialect}`;
+    const before = { friendly: await friendly(), headTags: await headTags(), connections: await connectionNames() };
+    expect(before.connections[0]).not.toContain(name);
+
+    expect((await api('PATCH', '/tenants/settings', { friendly_name: `Cached ${dialect}` }, token)).status).toBe(200);
+    const tags = [{ tag: 'meta', attributes: { name: 'cached', content: dialect } }];
+    expect((await api('PATCH', '/prompts/login-id/screen/login-id/rendering', { rendering_mode: 'advanced', head_tags: tags }, token)).status).toBe(200);
+    expect((await api('POST', '/connections', { name, strategy: 'auth0' }, token)).status).toBe(201);
+    // The node that wrote sees every change at once; the other keeps what it read until its entries expire.
+    expect((await friendly())[0]).toBe(`Cached ${dialect}`);
+    expect((await headTags())[0]).toEqual(tags);
+    expect((await connectionNames())[0]).toContain(name);
+    expect((await friendly())[1]).toBe(before.friendly[1]);
+    expect((await headTags())[1]).toEqual(before.headTags[1]);
+    expect((await connectionNames())[1]).not.toContain(name);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await friendly()).toEqual([`Cached ${dialect}`, `Cached ${dialect}`]);
+    expect(await headTags()).toEqual([tags, tags]);
+    expect((await connectionNames())[1]).toContain(name);
+  });
+
   it('still answers the admin client on both nodes', async () => {
     expect(await tokenStatus(nodeA, ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET)).toBe(200);
     expect(await tokenStatus(nodeB, ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET)).toBe(200);

@@ -58,7 +58,7 @@ export const SETTINGS = [
     env: 'LATCHKEY_CONFIG_CACHE_SECONDS',
     default: '5',
     meaning:
-      'How long a node may keep clients, APIs and client grants it read for the token endpoint (0-300; 0 reads the database on every request). Changes made through a node apply there at once; other nodes see them within this time.',
+      'How long a node may keep the configuration it read (clients, APIs, client grants, database connections, tenant settings, rendering configurations) for the token endpoint and the login pages (0-300; 0 reads the database on every request). Changes made through a node apply there at once; other nodes see them within this time.',
   },
   {
     env: 'LATCHKEY_EDGE_API_KEY',

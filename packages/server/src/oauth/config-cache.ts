@@ -1,7 +1,9 @@
 import type { ClientGrantData } from '../services/client-grants.js';
 import type { ClientData } from '../services/clients.js';
+import type { ConnectionData } from '../services/connections.js';
 import type { ResourceServerData } from '../services/resource-servers.js';
-import type { DocumentTable } from '../storage/repositories/documents.js';
+import type { TenantDocument } from '../services/tenant-settings.js';
+import type { ChangedTable } from '../storage/repositories/index.js';
 import type { Storage } from '../storage/storage.js';
 
 export interface CachedClient {
@@ -18,10 +20,11 @@ export interface OAuthConfigDeps {
   nowMs?: () => number;
 }
 
-const CACHED_TABLES: ReadonlySet<DocumentTable> = new Set(['clients', 'resource_servers', 'client_grants']);
+const CACHED_TABLES: ReadonlySet<ChangedTable> = new Set(['clients', 'resource_servers', 'client_grants', 'connections', 'tenants', 'rendering_configs']);
 
 /**
- * The clients, APIs and client grants that every token request reads, kept for a short while. Three indexed
+ * The clients, APIs, client grants, database connections, tenant settings and rendering configurations that
+ * every token request and login reads, kept for a short while. Three indexed
  * lookups cost a client-credentials request about a fifth of its time on SQLite (bench/). A write through this
  * process clears the cache at once; a write through another node is seen after at most `ttlMs`, which is the
  * documented propagation delay of a configuration change in a cluster (LATCHKEY_CONFIG_CACHE_SECONDS).
@@ -67,6 +70,22 @@ export function oauthConfigCache(deps: OAuthConfigDeps) {
         }
         return origins;
       }),
+    /** The database connections (strategy `auth0`) in creation order; a login reads them on every page. */
+    databaseConnections: (): Promise<readonly ConnectionData[]> =>
+      cached('db-connections', async () => {
+        const connections: ConnectionData[] = [];
+        for (let offset = 0; ; offset += 100) {
+          const page = await storage.connections.list(tenantId, { offset, limit: 100 }, { strategy: 'auth0' });
+          connections.push(...page.items.map((record) => record.data));
+          if (offset + 100 >= page.total) break;
+        }
+        return connections;
+      }),
+    /** The tenant's settings document (the hosted pages and logout read it on every request). */
+    tenantDocument: (): Promise<TenantDocument | undefined> => cached('tenant', async () => (await storage.tenants.get<TenantDocument>(tenantId))?.settings),
+    /** The stored rendering configuration of one prompt and screen (the hosted pages apply it). */
+    renderingConfig: (prompt: string, screen: string): Promise<Record<string, unknown> | undefined> =>
+      cached(`rc:${prompt}\n${screen}`, async () => (await storage.renderingConfigs.get<Record<string, unknown>>(tenantId, prompt, screen))?.data),
     clientGrant: (clientId: string, audience: string): Promise<ClientGrantData | undefined> =>
       cached(`g:${clientId}\n${audience}`, async () => (await storage.clientGrants.findOne(tenantId, { client_id: clientId, audience }))?.data),
   };

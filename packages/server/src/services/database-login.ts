@@ -12,6 +12,8 @@ export type DatabaseLoginResult =
 export interface DatabaseLoginDeps {
   storage: Storage;
   tenantId: string;
+  /** The tenant's database connections (strategy `auth0`) in creation order, as the configuration cache has them. */
+  databaseConnections: () => Promise<readonly ConnectionData[]>;
   now: () => Date;
 }
 
@@ -29,17 +31,16 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
   const { storage, tenantId } = deps;
 
   async function findConnection(name: string, clientId: string): Promise<ConnectionData | DatabaseLoginFailure> {
-    const record = await storage.connections.findOne(tenantId, { name });
-    if (!record || record.data.strategy !== 'auth0') return 'unknown_connection';
-    if (!record.data.enabled_clients.includes(clientId)) return 'connection_not_enabled';
-    return record.data;
+    const connection = (await deps.databaseConnections()).find((candidate) => candidate.name === name);
+    if (!connection) return 'unknown_connection';
+    if (!connection.enabled_clients.includes(clientId)) return 'connection_not_enabled';
+    return connection;
   }
 
   return {
     /** The database connections enabled for a client, in creation order. */
     async connectionsFor(clientId: string): Promise<ConnectionData[]> {
-      const page = await storage.connections.list(tenantId, { offset: 0, limit: 100 }, { strategy: 'auth0' });
-      return page.items.map((record) => record.data).filter((connection) => connection.enabled_clients.includes(clientId));
+      return (await deps.databaseConnections()).filter((connection) => connection.enabled_clients.includes(clientId));
     },
 
     findConnection,

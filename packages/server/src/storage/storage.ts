@@ -1,8 +1,7 @@
 import type { StorageDialect } from './dialects/dialect.js';
-import type { DocumentTable } from './repositories/documents.js';
-import { createRepositories, type Repositories } from './repositories/index.js';
+import { createRepositories, type ChangedTable, type Repositories } from './repositories/index.js';
 
-export type ChangeListener = (table: DocumentTable) => void;
+export type ChangeListener = (table: ChangedTable) => void;
 
 /** The one storage interface the rest of the server sees: repositories, transactions and exclusive sections. */
 export interface Storage extends Repositories {
@@ -12,7 +11,7 @@ export interface Storage extends Repositories {
   /** A transaction that also holds a database-wide named lock (several nodes on one database). */
   exclusive<T>(lockName: string, work: (repos: Repositories) => Promise<T>): Promise<T>;
   /**
-   * Called after this process wrote a document table (for a transaction: once more after it ended), so that
+   * Called after this process wrote a configuration table (for a transaction: once more after it ended), so that
    * caches of configuration drop what they hold. Writes by other processes are not seen here.
    */
   onChange(listener: ChangeListener): void;
@@ -28,7 +27,7 @@ export function createStorage(dialect: StorageDialect): Storage {
   // A cache refilled between a write inside a transaction and its commit would hold the old row, so every table
   // a transaction touched is announced again once it is over.
   const tracked = async <T>(run: (changed: ChangeListener) => Promise<T>): Promise<T> => {
-    const touched = new Set<DocumentTable>();
+    const touched = new Set<ChangedTable>();
     try {
       return await run((table) => {
         touched.add(table);

@@ -22,7 +22,7 @@ const PROMPT_OF: Record<Screen, string> = {
 };
 
 async function tenantDocument(registry: Registry): Promise<TenantDocument | undefined> {
-  return (await registry.storage.tenants.get<TenantDocument>(registry.tenantId))?.settings;
+  return registry.oauthConfig.tenantDocument();
 }
 
 /** The rendering configuration of a screen, when the tenant may use advanced customizations and its filters match. */
@@ -30,9 +30,9 @@ async function renderingConfigFor(registry: Registry, document: TenantDocument |
   const settings = document?.settings;
   if (!settings || settings.subscription === 'free' || settings.flags.enable_advanced_customizations === false) return undefined;
   const prompt = PROMPT_OF[screen];
-  const record = await registry.storage.renderingConfigs.get<Record<string, unknown>>(registry.tenantId, prompt, screen);
-  if (!record) return undefined;
-  return selectRenderingConfig([{ ...(record.data as Partial<RenderingConfig>), prompt, screen }], {
+  const stored = await registry.oauthConfig.renderingConfig(prompt, screen);
+  if (!stored) return undefined;
+  return selectRenderingConfig([{ ...(stored as Partial<RenderingConfig>), prompt, screen }], {
     prompt,
     screen,
     clientId: client?.clientId ?? '',

@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logoutTarget, readIdTokenHint } from '../../oauth/logout.js';
 import type { Registry } from '../../registry.js';
-import type { TenantDocument } from '../../services/tenant-settings.js';
 import { clearSessionCookie, sessionHandle } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 
@@ -33,7 +32,7 @@ const OidcLogout = Type.Object(
 /** `GET /v2/logout` (the platform's) and `GET|POST /oidc/logout` (OpenID Connect RP-Initiated Logout 1.0). */
 export function logoutRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const tenantLogoutUrls = async () =>
-    (await registry.storage.tenants.get<TenantDocument>(registry.tenantId))?.settings.settings.allowed_logout_urls ?? [];
+    (await registry.oauthConfig.tenantDocument())?.settings.allowed_logout_urls ?? [];
 
   const loggedOut = (reply: FastifyReply) => reply.code(200).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('OK');
 

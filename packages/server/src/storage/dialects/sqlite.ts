@@ -1,9 +1,37 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import type { Database } from '../schema.js';
 import type { StorageDialect } from './dialect.js';
+
+/** Distinct SQL texts kept prepared; a query with an `in (...)` list makes one text per list length. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query afresh; compiling the SQL then costs about as much as running it
+ * (a login makes some twenty queries, bench/). The queries are a small set of shapes with parameters, so each
+ * text is prepared once and reused. SQLite re-prepares a cached statement itself if the schema changes, and
+ * every statement is run to completion before the next query starts (nothing here streams), so sharing is safe.
+ */
+function withStatementCache(connection: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(text) {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        statement = connection.prepare(text);
+        if (statements.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = statements.keys().next();
+          if (!oldest.done) statements.delete(oldest.value);
+        }
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
 
 export function openSqlite(path: string): StorageDialect {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -13,7 +41,7 @@ export function openSqlite(path: string): StorageDialect {
   connection.pragma('busy_timeout = 5000');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
 
   // BEGIN IMMEDIATE takes the write lock up front. A deferred transaction that reads and then writes fails at once
   // with SQLITE_BUSY_SNAPSHOT when another process committed in between (the busy timeout does not apply to

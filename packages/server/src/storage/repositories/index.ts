@@ -11,6 +11,9 @@ import { renderingConfigsRepository } from './rendering-configs.js';
 import { signingKeysRepository } from './signing-keys.js';
 import { tenantsRepository } from './tenants.js';
 
+/** Tables whose writes are announced to storage.onChange listeners (the configuration caches). */
+export type ChangedTable = DocumentTable | 'tenants' | 'rendering_configs';
+
 export type ClientColumns = { secret_hash: string | null };
 export type ResourceServerColumns = { identifier: string; is_system: number };
 export type ClientGrantColumns = { client_id: string; audience: string };
@@ -27,9 +30,9 @@ export type UserColumns = {
  * The repositories, bound to a database handle or to a transaction. Documents are typed with the services'
  * data shapes; the repositories themselves only know columns.
  */
-export function createRepositories(db: Kysely<Database>, changed?: (table: DocumentTable) => void) {
+export function createRepositories(db: Kysely<Database>, changed?: (table: ChangedTable) => void) {
   return {
-    tenants: tenantsRepository(db),
+    tenants: tenantsRepository(db, () => changed?.('tenants')),
     signingKeys: signingKeysRepository(db),
     clients: documentRepository<ClientData, ClientColumns>(db, 'clients', 'client_id', ['secret_hash'], changed),
     resourceServers: documentRepository<ResourceServerData, ResourceServerColumns>(db, 'resource_servers', 'id', [
@@ -45,7 +48,7 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Docum
       'password_hash',
       'updated_at',
     ], changed),
-    renderingConfigs: renderingConfigsRepository(db),
+    renderingConfigs: renderingConfigsRepository(db, () => changed?.('rendering_configs')),
     artifacts: artifactsRepository(db),
   };
 }

@@ -9,7 +9,8 @@ export interface RenderingConfigRecord<Data> {
   data: Data;
 }
 
-export function renderingConfigsRepository(db: Kysely<Database>) {
+/** `changed` runs after a write, so that cached configurations are dropped (storage.onChange). */
+export function renderingConfigsRepository(db: Kysely<Database>, changed: () => void = () => {}) {
   return {
     /** The window of all configurations in creation order, and how many there are in all. */
     async window<D>(tenantId: string, window: PageWindow): Promise<{ items: RenderingConfigRecord<D>[]; total: number }> {
@@ -47,6 +48,7 @@ export function renderingConfigsRepository(db: Kysely<Database>) {
         .values({ tenant_id: tenantId, prompt, screen, data: toJson(data) })
         .onConflict((oc) => oc.columns(['tenant_id', 'prompt', 'screen']).doUpdateSet({ data: toJson(data) }))
         .execute();
+      changed();
     },
   };
 }

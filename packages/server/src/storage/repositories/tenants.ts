@@ -8,7 +8,8 @@ export interface TenantRecord<Settings> {
   createdAt: string;
 }
 
-export function tenantsRepository(db: Kysely<Database>) {
+/** `changed` runs after a write, so that cached tenant settings are dropped (storage.onChange). */
+export function tenantsRepository(db: Kysely<Database>, changed: () => void = () => {}) {
   return {
     async get<S>(id: string): Promise<TenantRecord<S> | undefined> {
       const row = await db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
@@ -21,10 +22,12 @@ export function tenantsRepository(db: Kysely<Database>) {
         .values({ id, settings: toJson(settings), created_at: now })
         .onConflict((oc) => oc.column('id').doNothing())
         .executeTakeFirst();
+      changed();
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
     },
     async updateSettings(id: string, settings: unknown): Promise<void> {
       await db.updateTable('tenants').set({ settings: toJson(settings) }).where('id', '=', id).execute();
+      changed();
     },
   };
 }
