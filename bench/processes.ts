@@ -109,7 +109,7 @@ export interface RunningTarget {
 
 /** Starts bench/server.ts for a target and resolves once every worker listens. */
 export async function startTarget(
-  target: 'latchkey' | 'peer' | 'peer-users',
+  target: 'latchkey' | 'peer' | 'peer-users' | 'bare',
   options: { port: number; workers: number; cpus?: string; env: Record<string, string> },
 ): Promise<RunningTarget> {
   const child = spawnNode('bench/server.ts', [target, String(options.workers)], {

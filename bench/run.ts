@@ -23,8 +23,11 @@ const settings: LoadSettings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
 };
 const TARGETS = { versusPeer: 1.5, ofRawSigning: 0.7, loginsOfArgon2: 0.8, refreshOfRawPerResponse: 0.6, userinfoVersusPeer: 2 };
-/** Signatures one Latchkey refresh answer needs: the access token and the ID token. */
-const REFRESH_SIGNATURES = 2;
+/**
+ * Signatures one Latchkey refresh answer needs: the ID token. Its access token reaches only /userinfo (no
+ * audience asked for), so it is opaque (sealed with AES-GCM, src/oauth/opaque-access-token.ts), as the peer's is.
+ */
+const REFRESH_SIGNATURES = 1;
 const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789abcdefghijkl' };
 const RENDERING_CONFIGS = 100;
 const CORES = availableParallelism();
@@ -44,6 +47,8 @@ interface TokenScenario {
   latchkey: Measurement;
   peer: Measurement;
   ratio: number;
+  /** The bare signing server (bench/bare-signer.ts), measured in the pinned set-up only. */
+  bare?: Measurement;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-'));
@@ -85,26 +90,33 @@ async function startPeer(workers: number, affinity: string | undefined) {
 }
 
 /** Latchkey and the peer side by side, loaded in turn with the same request shape. */
-async function tokenScenario(name: string, workers: number, affinity: string | undefined, extra?: (latchkey: Awaited<ReturnType<typeof startLatchkey>>) => Promise<void>): Promise<TokenScenario> {
+async function tokenScenario(
+  name: string,
+  workers: number,
+  affinity: string | undefined,
+  options: { withBare?: boolean; extra?: (latchkey: Awaited<ReturnType<typeof startLatchkey>>) => Promise<void> } = {},
+): Promise<TokenScenario> {
   console.log(`· ${name}`);
   const lk = await startLatchkey(workers, affinity);
+  const started: { stop(): Promise<void> }[] = [];
   try {
     const peerServer = await startPeer(workers, affinity);
-    try {
-      const [latchkey, peer] = (await compare(
-        [
-          { name: `Latchkey tokens (${name})`, request: formPost(`${lk.server.url}/oauth/token`, lk.form) },
-          { name: `peer tokens (${name})`, request: formPost(`${peerServer.url}${PEER_TOKEN_PATH}`, PEER_TOKEN_FORM) },
-        ],
-        settings,
-      )) as [Measurement, Measurement];
-      await peerServer.stop();
-      await extra?.(lk);
-      return { name, workers, cpus: affinity ?? 'any', latchkey, peer, ratio: latchkey.rps / peer.rps };
-    } finally {
-      await peerServer.stop();
-    }
+    started.push(peerServer);
+    const bareServer = options.withBare ? await startTarget('bare', { port: await freePort(), workers, ...(affinity !== undefined ? { cpus: affinity } : {}), env: {} }) : undefined;
+    if (bareServer) started.push(bareServer);
+    const [latchkey, peer, bare] = (await compare(
+      [
+        { name: `Latchkey tokens (${name})`, request: formPost(`${lk.server.url}/oauth/token`, lk.form) },
+        { name: `peer tokens (${name})`, request: formPost(`${peerServer.url}${PEER_TOKEN_PATH}`, PEER_TOKEN_FORM) },
+        ...(bareServer ? [{ name: `bare signer (${name})`, request: formPost(`${bareServer.url}/oauth/token`, lk.form) }] : []),
+      ],
+      settings,
+    )) as [Measurement, Measurement, Measurement?];
+    for (const server of started.splice(0)) await server.stop();
+    await options.extra?.(lk);
+    return { name, workers, cpus: affinity ?? 'any', latchkey, peer, ratio: latchkey.rps / peer.rps, ...(bare ? { bare } : {}) };
   } finally {
+    for (const server of started) await server.stop();
     await lk.server.stop();
   }
 }
@@ -233,8 +245,11 @@ async function main() {
   const scenarios: TokenScenario[] = [];
   const singleName = plan ? `one process, pinned to 1 CPU` : 'one process';
   scenarios.push(
-    await tokenScenario(singleName, 1, plan?.serverCpu, async (lk) => {
-      rendering = await renderingList(lk);
+    await tokenScenario(singleName, 1, plan?.serverCpu, {
+      withBare: true,
+      extra: async (lk) => {
+        rendering = await renderingList(lk);
+      },
     }),
   );
   const userFlows = await userFlowsScenario(plan?.serverCpu);
@@ -274,6 +289,9 @@ async function main() {
     `${s.ratio.toFixed(2)}×`,
     `${(s.latchkey.rps / rawRate).toFixed(2)}`,
   ]);
+  if (single.bare) {
+    rows.push([`POST /oauth/token, bare node:http + one signature (the floor) — ${single.name}`, single.bare.rps.toFixed(0), `${single.bare.p99} ms`, '—', '—', '—', (single.bare.rps / rawRate).toFixed(2)]);
+  }
   rows.push(
     [`authorization-code logins (authorize, page, post, token) — ${singleName}`, userFlows.logins.toFixed(1), '—', '—', '—', '—', '—'],
     [`POST /oauth/token refresh_token (rotation, ID token) — ${singleName}`, userFlows.refresh.latchkey.toFixed(0), '—', userFlows.refresh.peer.toFixed(0), '—', `${(userFlows.refresh.latchkey / userFlows.refresh.peer).toFixed(2)}×`, (userFlows.refresh.latchkey / rawRate).toFixed(2)],
@@ -289,6 +307,10 @@ async function main() {
   console.log(`\n"raw sign" is the faster of the two single-core signing rates (${rawRate.toFixed(0)}/s). Targets, on "${single.name}":`);
   console.log(`  Latchkey/peer      ${targets.versusPeer.value.toFixed(2)}× (target ≥ ${TARGETS.versusPeer}×)  ${targets.versusPeer.met ? 'MET' : 'MISSED'}`);
   console.log(`  Latchkey/raw sign  ${targets.ofRawSigning.value.toFixed(2)} (target ≥ ${TARGETS.ofRawSigning})  ${targets.ofRawSigning.met ? 'MET' : 'MISSED'}`);
+  if (single.bare) {
+    const ofBare = single.latchkey.rps / single.bare.rps;
+    console.log(`    for scale: the bare signing server reached ${(single.bare.rps / rawRate).toFixed(2)} of raw sign under the same load; Latchkey reached ${ofBare.toFixed(2)} of the bare server`);
+  }
   console.log(`  logins/argon2id   ${targets.loginsOfArgon2.value.toFixed(2)} (target ≥ ${TARGETS.loginsOfArgon2}; raw argon2id ${userFlows.rawArgon2.verifications.toFixed(1)} verifications/s, ${userFlows.rawArgon2.inFlight} in flight)  ${verdict(targets.loginsOfArgon2.met)}`);
   console.log(`  refresh/(raw sign/${REFRESH_SIGNATURES})  ${targets.refreshOfRawPerResponse.value.toFixed(2)} (target ≥ ${TARGETS.refreshOfRawPerResponse})  ${verdict(targets.refreshOfRawPerResponse.met)}`);
   console.log(`  refresh/peer      ${targets.refreshVersusPeer.value.toFixed(2)}× (target > 1×)  ${verdict(targets.refreshVersusPeer.met)}`);

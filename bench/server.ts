@@ -1,6 +1,6 @@
 /**
  * Child process of `npm run bench`: one benchmark target, in this process or as a node:cluster of workers.
- * Usage: node --import tsx bench/server.ts <latchkey|peer|peer-users> <workers>
+ * Usage: node --import tsx bench/server.ts <latchkey|peer|peer-users|bare> <workers>
  * Latchkey is configured from the environment exactly as `latchkey serve` is (PORT, HOST, DATABASE_URL, ...);
  * the peer reads PORT, HOST and PEER_JWK. Tells the parent `{ready: true}` over IPC once every worker
  * listens, and exits when the parent goes away, so no server outlives a run.
@@ -8,17 +8,20 @@
 import cluster from 'node:cluster';
 import { loadConfig } from '../packages/server/src/config/load.js';
 import { serve } from '../packages/server/src/main.js';
+import { startBareSigner } from './bare-signer.js';
 import { startPeer, startPeerUsers } from './peer-oidc-provider.js';
 
 const [target, workersArg = '1'] = process.argv.slice(2);
 const workers = Number(workersArg);
-if ((target !== 'latchkey' && target !== 'peer' && target !== 'peer-users') || !Number.isInteger(workers) || workers < 1) {
-  console.error('usage: bench/server.ts <latchkey|peer|peer-users> <workers>');
+if (!['latchkey', 'peer', 'peer-users', 'bare'].includes(target ?? '') || !Number.isInteger(workers) || workers < 1) {
+  console.error('usage: bench/server.ts <latchkey|peer|peer-users|bare> <workers>');
   process.exit(2);
 }
 
 async function startOne(): Promise<void> {
-  if (target === 'peer' || target === 'peer-users') {
+  if (target === 'bare') {
+    await startBareSigner(process.env.HOST ?? '127.0.0.1', Number(process.env.PORT));
+  } else if (target === 'peer' || target === 'peer-users') {
     const jwk = JSON.parse(process.env.PEER_JWK ?? 'null') as Record<string, unknown> | null;
     if (!jwk) throw new Error('PEER_JWK is not set');
     await (target === 'peer' ? startPeer : startPeerUsers)(process.env.HOST ?? '127.0.0.1', Number(process.env.PORT), jwk);
