@@ -13,6 +13,7 @@ import { signupRoutes } from './http/login/signup.js';
 import { authorizeRoutes } from './http/oauth/authorize.js';
 import { logoutRoutes } from './http/oauth/logout.js';
 import { oauthSurface } from './http/oauth/surface.js';
+import { dbConnectionsRoutes } from './http/oauth/dbconnections.js';
 import { revokeRoutes } from './http/oauth/revoke.js';
 import { userinfoRoutes } from './http/oauth/userinfo.js';
 import { cors } from './http/plugins/cors.js';
@@ -57,6 +58,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(tokenRoutes(registry));
     await surface.register(userinfoRoutes(registry));
     await surface.register(revokeRoutes(registry));
+    await surface.register(dbConnectionsRoutes(registry));
     await surface.register(authorizeRoutes(registry));
     await surface.register(logoutRoutes(registry));
     await surface.register(loginRoutes(registry));

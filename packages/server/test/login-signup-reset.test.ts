@@ -37,7 +37,11 @@ describe.each(DIALECTS)('hosted signup and password reset over a real socket (%s
 
     const weak = await browser.postForm(path, { ...fields, email: `new-${dialect}@example.com`, password: 'short' });
     expect(weak.status).toBe(400);
-    expect(await weak.text()).toMatch(/role="alert"/);
+    const weakPage = await weak.text();
+    expect(weakPage).toMatch(/role="alert"/);
+    // The connection's policy (the default, good) is spelled out under the message.
+    expect(weakPage).toContain('<p class="detail">* At least 8 characters in length</p>');
+    expect(weakPage).toContain('<p class="detail"> * special characters (e.g. !@#$%^&amp;*)</p>');
     const taken = await browser.postForm(path, { ...fields, email: fx.user.email, password: 'A-strong-passw0rd' });
     expect(taken.status).toBe(400);
 
@@ -94,6 +98,9 @@ describe.each(DIALECTS)('hosted signup and password reset over a real socket (%s
     const fields = { ticket: inputValue(form, 'ticket') ?? '', _csrf: inputValue(form, '_csrf') ?? '' };
     expect(fields.ticket).toBe(ticketUrl.searchParams.get('ticket'));
     expect((await browser.postForm('/u/reset-password', { ...fields, password: 'New-passw0rd!', 'password-confirmation': 'different' })).status).toBe(400);
+    const tooWeak = await browser.postForm('/u/reset-password', { ...fields, password: 'weakling', 'password-confirmation': 'weakling' });
+    expect(tooWeak.status).toBe(400);
+    expect(await tooWeak.text()).toContain('Contain at least 3 of the following 4 types of characters:');
     expect((await browser.postForm('/u/reset-password', { ticket: fields.ticket, password: 'New-passw0rd!', 'password-confirmation': 'New-passw0rd!' })).status).toBe(403);
     const done = await browser.postForm('/u/reset-password', { ...fields, password: 'New-passw0rd!', 'password-confirmation': 'New-passw0rd!' });
     expect(done.status).toBe(200);

@@ -2,6 +2,7 @@ import { hmacSha256 } from '../crypto/deployment-secret.js';
 import { handleId, newHandle, safeEqual } from '../crypto/handles.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
+import type { Notifier } from './notifier.js';
 import { hashPassword } from './passwords.js';
 
 export interface PasswordResetTicket {
@@ -82,3 +83,23 @@ export function passwordResets(deps: PasswordResetDeps) {
 }
 
 export type PasswordResets = ReturnType<typeof passwordResets>;
+
+export interface ResetLinkDeps {
+  storage: Storage;
+  tenantId: string;
+  resets: PasswordResets;
+  notifier: Notifier;
+}
+
+/**
+ * "Forgot password" for an address on a database connection: when a user has it, a single-use, expiring link to
+ * the hosted reset page is e-mailed. Nothing tells the caller whether anyone did, so nobody learns who is
+ * registered (the hosted request page and `POST /dbconnections/change_password` answer the same either way).
+ */
+export async function sendPasswordResetLink(deps: ResetLinkDeps, input: { connection: string; email: string; clientId: string; clientName: string }): Promise<void> {
+  const email = input.email.trim().toLowerCase();
+  const user = await deps.storage.users.findOne(deps.tenantId, { connection: input.connection, email });
+  if (!user) return;
+  const url = await deps.resets.create({ userId: user.id, clientId: input.clientId });
+  await deps.notifier.passwordReset({ email, url, clientName: input.clientName });
+}

@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
-import { EMAIL_SHAPE, passwordAcceptable } from '../../services/password-policy.js';
+import { EMAIL_SHAPE } from '../../services/password-policy.js';
+import { sendPasswordResetLink } from '../../services/password-reset.js';
 import { sendErrorPage, sendScreen, type ScreenInput } from './pages.js';
+import { passwordProblem } from './password-feedback.js';
 import { StateQuery } from './routes.js';
 import { formFields, isOpen, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
 
@@ -55,11 +57,10 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
         if (!EMAIL_SHAPE.test(email)) {
           return sendScreen(registry, reply, 400, { ...requestScreen(open, email), errorCode: 'missing-fields' });
         }
-        const user = await registry.storage.users.findOne(registry.tenantId, { connection: connection.name, email });
-        if (user) {
-          const url = await registry.passwordResets.create({ userId: user.id, clientId: open.client.clientId });
-          await registry.notifier.passwordReset({ email, url, clientName: open.client.data.name });
-        }
+        await sendPasswordResetLink(
+          { storage: registry.storage, tenantId: registry.tenantId, resets: registry.passwordResets, notifier: registry.notifier },
+          { connection: connection.name, email, clientId: open.client.clientId, clientName: open.client.data.name },
+        );
         return sendScreen(registry, reply, 200, {
           screen: 'reset-password-email',
           client: open.client,
@@ -92,10 +93,27 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
       if (!registry.passwordResets.csrfValid(ticket, csrf)) {
         return sendErrorPage(registry, reply, 403, 'invalid_request', 'The form could not be verified. Open the link from the e-mail again.', client);
       }
-      const again = (errorCode: string) =>
-        sendScreen(registry, reply, 400, { screen: 'reset-password', client, action: '/u/reset-password', hidden: { ticket, _csrf: csrf ?? '' }, errorCode });
+      const again = (errorCode: string, errorDescription?: string) =>
+        sendScreen(registry, reply, 400, {
+          screen: 'reset-password',
+          client,
+          action: '/u/reset-password',
+          hidden: { ticket, _csrf: csrf ?? '' },
+          errorCode,
+          ...(errorDescription ? { errorDescription } : {}),
+        });
       if (!password || password !== request.body['password-confirmation']) return again('passwords-differ');
-      if (!passwordAcceptable(password)) return again('password-too-weak');
+      const user = await registry.storage.users.get(registry.tenantId, found.user_id);
+      if (!user) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
+      const problem = await passwordProblem(registry, user.columns.connection, password, {
+        email: user.data.email ?? undefined,
+        username: user.data.username ?? undefined,
+        name: user.data.name ?? undefined,
+        given_name: user.data.given_name ?? undefined,
+        family_name: user.data.family_name ?? undefined,
+        nickname: user.data.nickname ?? undefined,
+      });
+      if (problem) return again(problem.errorCode, problem.errorDescription);
       const redeemed = await registry.passwordResets.redeem(ticket, password);
       if (!redeemed) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
       return sendScreen(registry, reply, 200, {

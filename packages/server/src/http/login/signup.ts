@@ -3,9 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import { ServiceError } from '../../services/errors.js';
-import { EMAIL_SHAPE, passwordAcceptable } from '../../services/password-policy.js';
+import { EMAIL_SHAPE } from '../../services/password-policy.js';
 import { usersService } from '../../services/users.js';
 import { sendScreen, type ScreenInput } from './pages.js';
+import { passwordProblem } from './password-feedback.js';
 import { StateQuery } from './routes.js';
 import { databaseConnection, finishLogin, formFields, isOpen, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
 
@@ -61,9 +62,11 @@ export function signupRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         const email = (form.email ?? '').trim();
         const username = (form.username ?? '').trim();
         const values = { email, ...(requiresUsername ? { username } : {}) };
-        const again = (errorCode: string) => sendScreen(registry, reply, 400, signupScreen(open, connection, { errorCode, values }));
+        const again = (errorCode: string, errorDescription?: string) =>
+          sendScreen(registry, reply, 400, signupScreen(open, connection, { errorCode, values, ...(errorDescription ? { errorDescription } : {}) }));
         if (!EMAIL_SHAPE.test(email) || !form.password || (requiresUsername && !/^[A-Za-z0-9_.+-]{1,128}$/.test(username))) return again('missing-fields');
-        if (!passwordAcceptable(form.password)) return again('password-too-weak');
+        const problem = await passwordProblem(registry, connection.name, form.password, { email, ...(requiresUsername ? { username } : {}) });
+        if (problem) return again(problem.errorCode, problem.errorDescription);
         let userId: string;
         try {
           const user = await users.create({ connection: connection.name, email, password: form.password, ...(requiresUsername ? { username } : {}) });

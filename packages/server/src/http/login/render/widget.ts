@@ -64,7 +64,10 @@ export function renderWidget(model: PageModel): string {
   const message = errorMessage(model, texts);
   const alert = message
     ? `<div id="page-error" class="error" role="alert"><p>${escapeHtml(message)}</p>${
-        model.screen === 'error' ? `<p class="code">${escapeHtml(texts.errorCodeLabel)}: <code>${escapeHtml(model.errorCode ?? '')}</code></p>` : ''
+        model.screen === 'error'
+          ? `<p class="code">${escapeHtml(texts.errorCodeLabel)}: <code>${escapeHtml(model.errorCode ?? '')}</code></p>`
+          : // On a form, the description details the message (e.g. the rules of the password policy), line by line.
+            (model.errorDescription ?? '').split('\n').filter(Boolean).map((line) => `<p class="detail">${escapeHtml(line)}</p>`).join('')
       }</div>`
     : '';
   const logo = safeHref(model.client.logo_uri ?? model.tenant.picture_url);

@@ -1,0 +1,163 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import type { Registry } from '../../registry.js';
+import { databaseSignup, SIGNUP_PROFILE_FIELDS, type SignupFailure } from '../../services/database-signup.js';
+import { sendPasswordResetLink } from '../../services/password-reset.js';
+
+const Profile = {
+  given_name: Type.Optional(Type.String({ maxLength: 150 })),
+  family_name: Type.Optional(Type.String({ maxLength: 150 })),
+  name: Type.Optional(Type.String({ maxLength: 300 })),
+  nickname: Type.Optional(Type.String({ maxLength: 300 })),
+  picture: Type.Optional(Type.String({ maxLength: 2048 })),
+} satisfies Record<(typeof SIGNUP_PROFILE_FIELDS)[number], unknown>;
+
+const SignupBody = Type.Object(
+  {
+    client_id: Type.String({ minLength: 1, maxLength: 128 }),
+    connection: Type.String({ minLength: 1, maxLength: 128 }),
+    email: Type.String({ minLength: 1, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    username: Type.Optional(Type.String({ maxLength: 128 })),
+    ...Profile,
+    // The platform's limits for metadata given at signup: ten properties, strings of up to 500 characters.
+    user_metadata: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 500 }), { maxProperties: 10 })),
+  },
+  // The library adds what the caller passed (state, captcha, ...); unknown fields are dropped, not refused.
+  { additionalProperties: true },
+);
+
+const ChangePasswordBody = Type.Object(
+  {
+    client_id: Type.String({ minLength: 1, maxLength: 128 }),
+    connection: Type.String({ minLength: 1, maxLength: 128 }),
+    email: Type.String({ minLength: 1, maxLength: 320 }),
+  },
+  { additionalProperties: true },
+);
+
+/** The platform's error body of the `/dbconnections` calls; the browser library reads `code`, `description`, `name`, `policy`. */
+const DbErrorBody = Type.Object(
+  {
+    name: Type.String(),
+    code: Type.String(),
+    description: Type.Union([Type.String(), Type.Object({ rules: Type.Array(Type.Unknown()), verified: Type.Boolean() })]),
+    message: Type.Optional(Type.String()),
+    policy: Type.Optional(Type.String()),
+    statusCode: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+const SignupAnswer = Type.Object(
+  {
+    _id: Type.String({ description: 'The user id without its `auth0|` prefix.' }),
+    email: Type.String(),
+    email_verified: Type.Boolean(),
+    username: Type.Optional(Type.String()),
+    ...Profile,
+    user_metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+type DbError = { status: number; name: string; code: string; description: unknown; message?: string; policy?: string };
+
+function failureBody(failure: SignupFailure): DbError {
+  switch (failure.kind) {
+    case 'unknown_client':
+      return { status: 400, name: 'BadRequestError', code: 'invalid_client', description: 'Unknown client.' };
+    case 'unknown_connection':
+      return { status: 400, name: 'BadRequestError', code: 'connection_not_found', description: 'The connection does not exist or is not enabled for this application.' };
+    case 'signup_disabled':
+      return { status: 403, name: 'UnauthorizedError', code: 'unauthorized', description: 'Public signup is disabled for this connection.' };
+    case 'invalid_signup':
+      return { status: 400, name: 'BadRequestError', code: 'invalid_signup', description: failure.description };
+    case 'weak_password':
+      return {
+        status: 400,
+        name: 'PasswordStrengthError',
+        code: 'invalid_password',
+        message: 'Password is too weak',
+        description: { rules: failure.rules, verified: false },
+        policy: failure.policy,
+      };
+    case 'common_password':
+      return { status: 400, name: 'PasswordDictionaryError', code: 'password_dictionary_error', message: 'Password is too common', description: 'Password is too common' };
+    case 'personal_password':
+      return { status: 400, name: 'PasswordNoUserInfoError', code: 'password_no_user_info_error', message: 'Password is based on user information', description: 'Password is based on user information' };
+    case 'user_exists':
+      return { status: 400, name: 'BadRequestError', code: 'user_exists', description: 'The user already exists.' };
+    case 'username_exists':
+      return { status: 400, name: 'BadRequestError', code: 'username_exists', description: 'The username already exists.' };
+  }
+}
+
+function sendFailure(reply: FastifyReply, failure: SignupFailure) {
+  const { status, ...body } = failureBody(failure);
+  return reply.code(status).send({ ...body, statusCode: status });
+}
+
+/**
+ * `POST /dbconnections/signup` and `POST /dbconnections/change_password`: what the browser library's `signup`
+ * and `changePassword` call (JSON, CORS from the application's origins). Their errors keep the platform's own
+ * body (`name`, `code`, `description`, `statusCode`), which the library turns into its error object.
+ */
+export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
+  const signups = databaseSignup({ storage: registry.storage, config: registry.oauthConfig, tenantId: registry.tenantId, now: registry.now });
+  const tags = ['authentication'];
+
+  return async (app) => {
+    // Schema failures keep this family too (the Authentication API's handler would answer `{error, ...}`).
+    const invalidBody = (reply: FastifyReply, message: string) =>
+      reply.code(400).send({ name: 'BadRequestError', code: 'invalid_signup', description: message, statusCode: 400 });
+
+    app.post(
+      '/dbconnections/signup',
+      { attachValidation: true, schema: { tags, summary: 'Sign up to a database connection', body: SignupBody, response: { 200: SignupAnswer, '4xx': DbErrorBody } } },
+      async (request, reply) => {
+        if (request.validationError) return invalidBody(reply, request.validationError.message);
+        const body = request.body;
+        const profile = Object.fromEntries(SIGNUP_PROFILE_FIELDS.flatMap((field) => (typeof body[field] === 'string' ? [[field, body[field]]] : [])));
+        const result = await signups.signup({
+          clientId: body.client_id,
+          connection: body.connection,
+          email: body.email,
+          password: body.password,
+          username: body.username,
+          profile,
+          userMetadata: body.user_metadata,
+        });
+        if (!result.ok) return sendFailure(reply, result.failure);
+        const { user } = result;
+        return {
+          _id: user.user_id.replace(/^auth0\|/, ''),
+          email: user.email ?? body.email,
+          email_verified: user.email_verified,
+          ...(user.username ? { username: user.username } : {}),
+          ...profile,
+          ...(Object.keys(user.user_metadata).length > 0 ? { user_metadata: user.user_metadata } : {}),
+        };
+      },
+    );
+
+    app.post(
+      '/dbconnections/change_password',
+      { attachValidation: true, schema: { tags, summary: 'E-mail a password reset link', body: ChangePasswordBody, response: { 200: Type.String(), '4xx': DbErrorBody } } },
+      async (request, reply) => {
+        if (request.validationError) return invalidBody(reply, request.validationError.message);
+        const { client_id: clientId, connection: name, email } = request.body;
+        const found = await signups.connectionFor(clientId, name);
+        if (!found.ok) return sendFailure(reply, found.failure);
+        const client = await registry.oauthConfig.client(clientId);
+        await sendPasswordResetLink(
+          { storage: registry.storage, tenantId: registry.tenantId, resets: registry.passwordResets, notifier: registry.notifier },
+          { connection: found.connection.name, email, clientId, clientName: client?.data.name ?? '' },
+        );
+        // The same answer whether or not the address has an account.
+        return reply.type('text/plain; charset=utf-8').send("We've just sent you an email to reset your password.");
+      },
+    );
+  };
+}

@@ -1,0 +1,105 @@
+import type { OAuthConfig } from '../oauth/config-cache.js';
+import type { Storage } from '../storage/storage.js';
+import type { ConnectionData } from './connections.js';
+import { ServiceError } from './errors.js';
+import type { Metadata } from './metadata.js';
+import { checkPassword, EMAIL_SHAPE, passwordRulesOf, type RuleReport } from './password-policy.js';
+import { usersService, type UserView } from './users.js';
+
+/** The profile fields a public signup may set, besides e-mail, password and user name. */
+export const SIGNUP_PROFILE_FIELDS = ['given_name', 'family_name', 'name', 'nickname', 'picture'] as const;
+
+export interface SignupInput {
+  clientId: string;
+  connection: string;
+  email: string;
+  password: string;
+  username?: string | undefined;
+  profile: Partial<Record<(typeof SIGNUP_PROFILE_FIELDS)[number], string>>;
+  userMetadata?: Metadata | undefined;
+}
+
+export type SignupFailure =
+  | { kind: 'unknown_client' }
+  | { kind: 'unknown_connection' }
+  | { kind: 'signup_disabled' }
+  | { kind: 'invalid_signup'; description: string }
+  | { kind: 'weak_password'; rules: RuleReport[]; policy: string }
+  | { kind: 'common_password' }
+  | { kind: 'personal_password' }
+  | { kind: 'user_exists' }
+  | { kind: 'username_exists' };
+
+export type SignupResult = { ok: true; user: UserView } | { ok: false; failure: SignupFailure };
+
+export type ConnectionLookup = { ok: true; connection: ConnectionData } | { ok: false; failure: { kind: 'unknown_client' } | { kind: 'unknown_connection' } };
+
+export interface DatabaseSignupDeps {
+  storage: Storage;
+  config: OAuthConfig;
+  tenantId: string;
+  now: () => Date;
+}
+
+/** User names as the platform allows them on database connections. */
+const USERNAME_SHAPE = /^[A-Za-z0-9_.+@-]{1,128}$/;
+
+/**
+ * Public signup to a database connection (`POST /dbconnections/signup`) and the lookups the other
+ * `/dbconnections` calls share: the application must exist and the connection be a database connection
+ * enabled for it. Every check runs before the user is written, so a refused signup leaves nothing behind.
+ */
+export function databaseSignup(deps: DatabaseSignupDeps) {
+  const users = usersService({ storage: deps.storage, tenantId: deps.tenantId, now: deps.now });
+
+  async function connectionFor(clientId: string, name: string): Promise<ConnectionLookup> {
+    if (!(await deps.config.client(clientId))) return { ok: false, failure: { kind: 'unknown_client' } };
+    const connection = (await deps.config.databaseConnections()).find((candidate) => candidate.name === name);
+    if (!connection || !connection.enabled_clients.includes(clientId)) return { ok: false, failure: { kind: 'unknown_connection' } };
+    return { ok: true, connection };
+  }
+
+  return {
+    connectionFor,
+
+    async signup(input: SignupInput): Promise<SignupResult> {
+      const fail = (failure: SignupFailure): SignupResult => ({ ok: false, failure });
+      const found = await connectionFor(input.clientId, input.connection);
+      if (!found.ok) return fail(found.failure);
+      const { connection } = found;
+      if (connection.options.disable_signup === true) return fail({ kind: 'signup_disabled' });
+      const email = input.email.trim().toLowerCase();
+      if (!EMAIL_SHAPE.test(email)) return fail({ kind: 'invalid_signup', description: 'The e-mail address is not valid.' });
+      const requiresUsername = connection.options.requires_username === true;
+      const username = input.username?.trim();
+      if (requiresUsername && !username) return fail({ kind: 'invalid_signup', description: 'Missing username: this connection requires one.' });
+      if (requiresUsername && username && !USERNAME_SHAPE.test(username)) {
+        return fail({ kind: 'invalid_signup', description: 'The username may hold 1 to 128 letters, digits and _ . + @ - only.' });
+      }
+      const verdict = checkPassword(input.password, passwordRulesOf(connection.options), { email, username, ...input.profile });
+      if (!verdict.ok) {
+        if (verdict.failure === 'strength') return fail({ kind: 'weak_password', rules: verdict.rules, policy: verdict.policy });
+        return fail({ kind: verdict.failure === 'dictionary' ? 'common_password' : 'personal_password' });
+      }
+      if (requiresUsername && username && (await deps.storage.users.findOne(deps.tenantId, { connection: connection.name, username }))) {
+        return fail({ kind: 'username_exists' });
+      }
+      try {
+        const user = await users.create({
+          connection: connection.name,
+          email,
+          password: input.password,
+          ...(requiresUsername && username ? { username } : {}),
+          ...input.profile,
+          ...(input.userMetadata ? { user_metadata: input.userMetadata } : {}),
+        });
+        return { ok: true, user };
+      } catch (error) {
+        if (error instanceof ServiceError && error.kind === 'conflict') return fail({ kind: 'user_exists' });
+        throw error;
+      }
+    },
+  };
+}
+
+export type DatabaseSignup = ReturnType<typeof databaseSignup>;
