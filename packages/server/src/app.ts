@@ -14,6 +14,7 @@ import { authorizeRoutes } from './http/oauth/authorize.js';
 import { logoutRoutes } from './http/oauth/logout.js';
 import { oauthSurface } from './http/oauth/surface.js';
 import { dbConnectionsRoutes } from './http/oauth/dbconnections.js';
+import { crossOriginRoutes } from './http/oauth/cross-origin.js';
 import { revokeRoutes } from './http/oauth/revoke.js';
 import { userinfoRoutes } from './http/oauth/userinfo.js';
 import { cors } from './http/plugins/cors.js';
@@ -59,6 +60,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(userinfoRoutes(registry));
     await surface.register(revokeRoutes(registry));
     await surface.register(dbConnectionsRoutes(registry));
+    await surface.register(crossOriginRoutes(registry));
     await surface.register(authorizeRoutes(registry));
     await surface.register(logoutRoutes(registry));
     await surface.register(loginRoutes(registry));

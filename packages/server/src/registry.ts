@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
+import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
 import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
 import type { ClientAuthDeps } from './oauth/client-auth.js';
 import { oauthConfigCache, type OAuthConfig } from './oauth/config-cache.js';
@@ -40,6 +41,8 @@ export interface Registry {
   sessions: Sessions;
   sessionLifetimes: { idleSeconds: number; absoluteSeconds: number };
   transactions: LoginTransactions;
+  /** Cross-origin login: tickets from /co/authenticate that /authorize redeems. */
+  loginTickets: LoginTickets;
   passwordResets: PasswordResets;
   notifier: Notifier;
   /** Key of the stored hashes of secret handles (sessions, codes, refresh tokens, transactions). */
@@ -114,6 +117,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       sessions: sessionsService({ storage, tenantId, handleKey, now, ...SESSION_LIFETIMES }),
       sessionLifetimes: SESSION_LIFETIMES,
       transactions: loginTransactions({ storage, tenantId, handleKey, now }),
+      loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
       passwordResets: passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now }),
       notifier: loggingNotifier(log),
       handleKey,

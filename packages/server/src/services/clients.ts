@@ -25,6 +25,8 @@ export interface ClientData {
   token_endpoint_auth_method: TokenEndpointAuthMethod;
   jwt_configuration: { alg: 'RS256' | 'HS256'; lifetime_in_seconds: number };
   cross_origin_authentication: boolean;
+  /** The application's cross-origin verification page, used when the browser blocks third-party cookies. */
+  cross_origin_loc?: string;
   is_first_party: boolean;
   oidc_conformant: boolean;
   sso_disabled: boolean;

@@ -31,6 +31,19 @@ export class CookieClient {
     return response;
   }
 
+  /** A JSON POST as a page's fetch makes it (`headers` carries e.g. the page's Origin). */
+  async postJson(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    const url = path.startsWith('http') ? path : `${this.base}${path}`;
+    const response = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...this.cookieHeader(), 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    this.absorb(response);
+    return response;
+  }
+
   async postForm(path: string, form: Record<string, string>): Promise<Response> {
     const url = path.startsWith('http') ? path : `${this.base}${path}`;
     const response = await fetch(url, {

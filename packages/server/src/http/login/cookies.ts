@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TRANSACTION_SECONDS, transactionCookieName } from '../../oauth/authorize/transaction.js';
+import { LOGIN_TICKET_SECONDS } from '../../oauth/login-tickets.js';
 import type { Registry } from '../../registry.js';
 
 export const SESSION_COOKIE = 'lk_session';
@@ -36,5 +37,20 @@ export function clearTransactionCookie(registry: Registry, reply: FastifyReply, 
   reply.clearCookie(transactionCookieName(publicId), cookieOptions(registry, false, 0));
 }
 
+/**
+ * The verifier of a cross-origin login ticket, set by `/co/authenticate` (a third-party cookie from the
+ * application's page, hence SameSite=None on HTTPS) or by `/co/verify`, and read once by `/authorize`.
+ */
+export const CO_VERIFIER_COOKIE = 'lk_co';
+
+export function setCoVerifierCookie(registry: Registry, reply: FastifyReply, verifier: string): void {
+  reply.setCookie(CO_VERIFIER_COOKIE, verifier, cookieOptions(registry, true, LOGIN_TICKET_SECONDS));
+}
+
+export function clearCoVerifierCookie(registry: Registry, reply: FastifyReply): void {
+  reply.clearCookie(CO_VERIFIER_COOKIE, cookieOptions(registry, true, 0));
+}
+
 export const sessionHandle = (request: FastifyRequest) => request.cookies[SESSION_COOKIE];
+export const coVerifier = (request: FastifyRequest) => request.cookies[CO_VERIFIER_COOKIE];
 export const transactionHandle = (request: FastifyRequest, publicId: string) => request.cookies[transactionCookieName(publicId)];

@@ -25,6 +25,7 @@ export function authorizeDeps(registry: Registry): AuthorizeDeps {
     users: registry.userGrants,
     sessions: registry.sessions,
     transactions: registry.transactions,
+    loginTickets: registry.loginTickets,
   };
 }
 

@@ -75,6 +75,13 @@ const writable = {
     ),
   ),
   cross_origin_authentication: Type.Optional(Type.Boolean({ description: 'Whether cross-origin login (/co/authenticate) is allowed.' })),
+  cross_origin_loc: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      pattern: '^https?://[^\\s#]+$',
+      description: "URL of the application's cross-origin verification page (the library's crossOriginVerification()), used when third-party cookies are blocked.",
+    }),
+  ),
   is_first_party: Type.Optional(Type.Boolean({ description: 'Whether the application is first party.' })),
   oidc_conformant: Type.Optional(Type.Boolean({ description: 'Whether the application follows strict OIDC conformance.' })),
   sso_disabled: Type.Optional(Type.Boolean({ description: 'Disable single sign-on.' })),

@@ -3,10 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authorize } from '../../oauth/authorize/flow.js';
 import type { Registry } from '../../registry.js';
-import { sessionHandle, setTransactionCookie } from '../login/cookies.js';
+import { clearCoVerifierCookie, coVerifier, sessionHandle, setSessionCookie, setTransactionCookie } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 import { authorizeDeps } from '../login/transaction-context.js';
 import { sendAnswer } from './answer-pages.js';
+import { sendVerificationPage } from './cross-origin-verification.js';
 
 const text = (description: string) => Type.Optional(Type.String({ description }));
 
@@ -24,6 +25,7 @@ const AuthorizeParams = Type.Object(
     prompt: text('none (never show a page) or login (always log in again).'),
     max_age: text('Seconds since the last login after which the user must log in again.'),
     login_hint: text('Prefills the login form.'),
+    login_ticket: text('From /co/authenticate: completes a cross-origin login without a page.'),
     screen_hint: text('signup shows the signup page first.'),
     ui_locales: text('Preferred page languages.'),
     connection: text('Log in with this connection.'),
@@ -37,12 +39,27 @@ export function authorizeRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const deps = authorizeDeps(registry);
 
   async function handle(raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await authorize(raw, sessionHandle(request), deps);
+    const outcome = await authorize(raw, { sessionHandle: sessionHandle(request), coVerifier: coVerifier(request) }, deps);
     switch (outcome.kind) {
       case 'untrusted':
         return sendErrorPage(registry, reply, 400, outcome.error, outcome.description);
       case 'answer':
         return sendAnswer(reply, outcome.answer);
+      case 'signed_in':
+        clearCoVerifierCookie(registry, reply);
+        setSessionCookie(registry, reply, outcome.sessionHandle);
+        return sendAnswer(reply, outcome.answer);
+      case 'verify': {
+        // Asked again by GET with the same parameters once the verifier is our own cookie.
+        const retry = new URLSearchParams(Object.entries(raw).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])));
+        return sendVerificationPage(reply, {
+          crossOriginLoc: outcome.crossOriginLoc,
+          ownOrigin: new URL(registry.issuer).origin,
+          coId: outcome.coId,
+          loginTicket: String(raw.login_ticket),
+          retryUrl: `/authorize?${retry.toString()}`,
+        });
+      }
       case 'login': {
         setTransactionCookie(registry, reply, outcome.transaction.publicId, outcome.handle);
         const page = outcome.transaction.request.screenHint === 'signup' ? 'signup' : 'login';

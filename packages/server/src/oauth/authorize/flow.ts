@@ -1,7 +1,8 @@
 import type { Session, Sessions } from '../../services/sessions.js';
 import type { Storage } from '../../storage/storage.js';
 import type { CachedClient, OAuthConfig } from '../config-cache.js';
-import { ConsentRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
+import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
+import type { LoginTickets } from '../login-tickets.js';
 import type { UserGrantServices } from '../grants/grant.js';
 import { checkRequest, trustRedirect, UntrustedRequest, type TrustedTarget } from './checks.js';
 import { authorizationResult } from './issue.js';
@@ -16,12 +17,23 @@ export interface AuthorizeDeps {
   users: UserGrantServices;
   sessions: Sessions;
   transactions: LoginTransactions;
+  loginTickets: LoginTickets;
+}
+
+/** What the browser brought: its SSO session and, after a cross-origin login, the ticket's verifier. */
+export interface BrowserState {
+  sessionHandle?: string | undefined;
+  coVerifier?: string | undefined;
 }
 
 export type AuthorizeOutcome =
   | { kind: 'untrusted'; error: string; description: string }
   | { kind: 'answer'; answer: AuthorizationAnswer }
-  | { kind: 'login'; handle: string; transaction: LoginTransaction };
+  | { kind: 'login'; handle: string; transaction: LoginTransaction }
+  /** A login ticket was redeemed: a new SSO session (its cookie to set) and the answer. */
+  | { kind: 'signed_in'; sessionHandle: string; answer: AuthorizationAnswer }
+  /** The ticket's verifier must be read back through the application's cross-origin verification page. */
+  | { kind: 'verify'; coId: string; crossOriginLoc: string };
 
 /** An error after the redirect URI is trusted goes back to it, in the response mode, with `state`. */
 export function errorAnswer(target: Pick<TrustedTarget, 'responseMode' | 'redirectUri' | 'state'>, error: OAuthError): AuthorizationAnswer {
@@ -48,10 +60,35 @@ export async function completeAuthorization(request: AuthorizeRequest, client: C
 }
 
 /**
+ * `login_ticket` (after `/co/authenticate`): signs the user in without a page, once, and only in the browser that
+ * holds the ticket's verifier. Without it (third-party cookies blocked), the application's verification page
+ * can hand it over; an application without one cannot complete cross-origin login in that browser.
+ */
+async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, browser: BrowserState, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
+  const ticket = request.loginTicket ?? '';
+  const data = await deps.loginTickets.find(ticket, request.clientId);
+  if (!data) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
+  if (!deps.loginTickets.verifierMatches(data, browser.coVerifier)) {
+    const page = target.client.data.cross_origin_loc;
+    if (page) return { kind: 'verify', coId: data.co_id, crossOriginLoc: page };
+    throw new AccessDenied(
+      'Cross-origin login could not be verified: this browser blocks third-party cookies and the application has no cross-origin verification page (cross_origin_loc).',
+    );
+  }
+  const redeemed = await deps.loginTickets.redeem(ticket);
+  if (!redeemed) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
+  const user = await deps.storage.users.get(deps.tenantId, redeemed.user_id);
+  if (!user || user.data.blocked) throw new AccessDenied('user is blocked');
+  await deps.sessions.end(browser.sessionHandle);
+  const { handle, session } = await deps.sessions.create({ userId: redeemed.user_id, connection: redeemed.connection, amr: redeemed.amr, clientId: request.clientId });
+  return { kind: 'signed_in', sessionHandle: handle, answer: await completeAuthorization(request, target.client, session, deps) };
+}
+
+/**
  * `/authorize`: trust the redirect, check the request, then answer from the SSO session, refuse (`prompt=none`),
  * or start a login transaction for the hosted pages.
  */
-export async function authorize(raw: RawParams, sessionHandle: string | undefined, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
+export async function authorize(raw: RawParams, browser: BrowserState, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
   let target: TrustedTarget;
   try {
     target = await trustRedirect(raw, deps.config);
@@ -67,7 +104,8 @@ export async function authorize(raw: RawParams, sessionHandle: string | undefine
         throw new InvalidRequest(`The connection '${request.connection}' does not exist or is not enabled for this application.`);
       }
     }
-    const session = await deps.sessions.find(sessionHandle);
+    if (request.loginTicket !== undefined) return await ticketLogin(request, target, browser, deps);
+    const session = await deps.sessions.find(browser.sessionHandle);
     // Latchkey keeps no record of consent, so a third-party application can only get it interactively.
     if (request.prompt.includes('none') && !target.client.data.is_first_party) {
       throw new ConsentRequired('Consent required: third-party applications cannot skip the consent prompt.');

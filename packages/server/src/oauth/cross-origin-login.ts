@@ -1,0 +1,67 @@
+import type { DatabaseLogin } from '../services/database-login.js';
+import type { OAuthConfig } from './config-cache.js';
+import { OAuthError } from './errors.js';
+import type { LoginTickets } from './login-tickets.js';
+
+export const PASSWORD_REALM = 'http://auth0.com/oauth/grant-type/password-realm';
+export const PASSWORDLESS_OTP = 'http://auth0.com/oauth/grant-type/passwordless/otp';
+
+/** The fields each credential type takes, all of them required and nothing else (the platform's wording). */
+const FIELDS: Record<string, readonly string[]> = {
+  [PASSWORD_REALM]: ['client_id', 'credential_type', 'username', 'password', 'realm'],
+  [PASSWORDLESS_OTP]: ['client_id', 'credential_type', 'username', 'otp', 'realm'],
+};
+
+/** The `/co/authenticate` errors of the spec's table, as `{error, error_description}` with their statuses. */
+export class CrossOriginError extends OAuthError {}
+
+const invalidBody = (credentialType: string | undefined) =>
+  new CrossOriginError(
+    'invalid_request',
+    `Invalid request body. All and only of ${(FIELDS[credentialType ?? ''] ?? FIELDS[PASSWORDLESS_OTP] ?? []).join(', ')} are required.`,
+    400,
+  );
+
+export interface CrossOriginDeps {
+  config: OAuthConfig;
+  databaseLogin: DatabaseLogin;
+  loginTickets: LoginTickets;
+}
+
+/**
+ * `POST /co/authenticate`: checks credentials typed into an application's own page and answers a login ticket
+ * for `/authorize`, with the verifier that binds it to this browser. Order of checks: body shape, application
+ * (cross-origin login on), credential type, realm, credentials.
+ */
+export async function crossOriginAuthenticate(body: Record<string, unknown>, deps: CrossOriginDeps): Promise<{ login_ticket: string; co_verifier: string; co_id: string }> {
+  const credentialType = typeof body.credential_type === 'string' ? body.credential_type : undefined;
+  const expected = FIELDS[credentialType ?? ''];
+  const strings = Object.values(body).every((value) => typeof value === 'string');
+  if (!strings || typeof body.client_id !== 'string' || !body.client_id || credentialType === undefined) throw invalidBody(credentialType);
+  const client = await deps.config.client(body.client_id);
+  if (!client || !client.data.cross_origin_authentication) {
+    throw new CrossOriginError('unauthorized_client', 'Cross origin login not allowed.', 401);
+  }
+  if (!expected) throw new CrossOriginError('unsupported_credential_type', 'Unknown credential type parameter.', 400);
+  const names = Object.keys(body);
+  if (names.length !== expected.length || !expected.every((name) => typeof body[name] === 'string' && body[name] !== '')) throw invalidBody(credentialType);
+  if (credentialType === PASSWORDLESS_OTP) {
+    // One-time codes come with passwordless connections (/passwordless/start); until then no realm can take one.
+    throw new CrossOriginError('invalid_request', 'Unknown realm: no passwordless connection accepts one-time codes yet.', 400);
+  }
+  const realm = String(body.realm);
+  const result = await deps.databaseLogin.login({ connection: realm, clientId: client.clientId, username: String(body.username), password: String(body.password) });
+  if (!result.ok) {
+    switch (result.reason) {
+      case 'unknown_connection':
+      case 'connection_not_enabled':
+        throw new CrossOriginError('invalid_request', 'Unknown realm', 400);
+      case 'blocked':
+        throw new CrossOriginError('blocked_user', 'user is blocked', 403);
+      case 'wrong_credentials':
+        throw new CrossOriginError('access_denied', 'Wrong email or password.', 403);
+    }
+  }
+  const issued = await deps.loginTickets.issue({ clientId: client.clientId, userId: result.userId, connection: result.connection, amr: ['pwd'] });
+  return { login_ticket: issued.loginTicket, co_verifier: issued.coVerifier, co_id: issued.coId };
+}
