@@ -138,6 +138,12 @@ describe.each(DIALECTS)('cross-origin login: /co/authenticate, login_ticket and 
       expect(shown.headers.get('content-security-policy')).toContain('frame-src https://app.example.com');
       expect(shown.headers.get('x-frame-options')).toBe('DENY');
 
+      // The page gives up (no verifier handed over): the application hears access_denied, with its state.
+      const gaveUp = await new CookieClient(server.url).get(`${authorizePath(answer.json.login_ticket ?? '')}&co_verification=failed`);
+      expect(gaveUp.status).toBe(302);
+      expect(fragmentOf(gaveUp).get('error')).toBe('access_denied');
+      expect(fragmentOf(gaveUp).get('state')).toBe('co-state');
+
       const own = new URL(server.url).origin;
       const verify = (body: unknown, origin = own) => browser.postJson('/co/verify', body, { origin });
       expect((await verify({ login_ticket: answer.json.login_ticket, co_verifier: answer.json.co_verifier }, 'https://app.example.com')).status).toBe(403);

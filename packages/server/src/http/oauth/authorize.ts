@@ -39,7 +39,7 @@ export function authorizeRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const deps = authorizeDeps(registry);
 
   async function handle(raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await authorize(raw, { sessionHandle: sessionHandle(request), coVerifier: coVerifier(request) }, deps);
+    const outcome = await authorize(raw, { sessionHandle: sessionHandle(request), coVerifier: coVerifier(request), verificationFailed: raw.co_verification === 'failed' }, deps);
     switch (outcome.kind) {
       case 'untrusted':
         return sendErrorPage(registry, reply, 400, outcome.error, outcome.description);
@@ -51,7 +51,7 @@ export function authorizeRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         return sendAnswer(reply, outcome.answer);
       case 'verify': {
         // Asked again by GET with the same parameters once the verifier is our own cookie.
-        const retry = new URLSearchParams(Object.entries(raw).flatMap(([name, value]) => (typeof value === 'string' ? [[name, value]] : [])));
+        const retry = new URLSearchParams(Object.entries(raw).flatMap(([name, value]) => (typeof value === 'string' && name !== 'co_verification' ? [[name, value]] : [])));
         return sendVerificationPage(reply, {
           crossOriginLoc: outcome.crossOriginLoc,
           ownOrigin: new URL(registry.issuer).origin,

@@ -23,7 +23,11 @@ export function sendVerificationPage(reply: FastifyReply, input: { crossOriginLo
   var frame = document.getElementById('verifier');
   var answered = false;
   function fail() {
-    document.getElementById('status').textContent = 'Your login could not be completed in this browser. Go back to the application and try again.';
+    if (answered === 'failed') return;
+    answered = 'failed';
+    document.getElementById('status').textContent = 'Your login could not be completed in this browser.';
+    // The application hears it at its redirect URI (access_denied), rather than its user waiting here.
+    window.location.replace(settings.retryUrl + '&co_verification=failed');
   }
   window.addEventListener('message', function (event) {
     if (event.origin !== settings.frameOrigin || event.source !== frame.contentWindow || !event.data) return;
@@ -40,7 +44,7 @@ export function sendVerificationPage(reply: FastifyReply, input: { crossOriginLo
       }).then(function (response) { if (response.ok) window.location.replace(settings.retryUrl); else fail(); }, fail);
     }
   });
-  setTimeout(function () { if (!answered) fail(); }, 10000);
+  setTimeout(function () { if (!answered) fail(); }, 5000);
 })();</script></body></html>`;
   return reply
     .code(200)

@@ -24,6 +24,8 @@ export interface AuthorizeDeps {
 export interface BrowserState {
   sessionHandle?: string | undefined;
   coVerifier?: string | undefined;
+  /** Our verification page came back without the verifier (`co_verification=failed`): answer the application. */
+  verificationFailed?: boolean;
 }
 
 export type AuthorizeOutcome =
@@ -70,6 +72,9 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
   if (!data) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
   if (!deps.loginTickets.verifierMatches(data, browser.coVerifier)) {
     const page = target.client.data.cross_origin_loc;
+    if (browser.verificationFailed) {
+      throw new AccessDenied('Cross-origin login could not be verified: the application\'s verification page did not hand over the verifier in this browser.');
+    }
     if (page) return { kind: 'verify', coId: data.co_id, crossOriginLoc: page };
     throw new AccessDenied(
       'Cross-origin login could not be verified: this browser blocks third-party cookies and the application has no cross-origin verification page (cross_origin_loc).',
