@@ -13,7 +13,10 @@ import { userTokens } from './oauth/user-tokens.js';
 import { loginTransactions, type LoginTransactions } from './oauth/authorize/transaction.js';
 import { databaseLogin } from './services/database-login.js';
 import { sessionsService, type Sessions } from './services/sessions.js';
-import { loggingNotifier, type Notifier } from './services/notifier.js';
+import { deliveryNotifier, type Notifier } from './services/notifier.js';
+import type { Delivery } from './services/delivery/channels.js';
+import { localOutbox, type LocalOutbox } from './services/delivery/outbox.js';
+import { createDelivery } from './services/delivery/transports.js';
 import { passwordResets, type PasswordResets } from './services/password-reset.js';
 import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
@@ -45,6 +48,9 @@ export interface Registry {
   loginTickets: LoginTickets;
   passwordResets: PasswordResets;
   notifier: Notifier;
+  delivery: Delivery;
+  /** Where undelivered (unconfigured) messages go; `/dev/outbox` lists it outside production. */
+  outbox: LocalOutbox;
   /** Key of the stored hashes of secret handles (sessions, codes, refresh tokens, transactions). */
   handleKey: Buffer;
   /** Seals and opens the opaque access tokens of `/userinfo`. */
@@ -96,6 +102,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     await keys.ensure();
     const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
     const handleKey = secret.key('artifact-handle');
+    const outbox = localOutbox(config.dataDir, now);
+    const delivery = createDelivery(config.delivery, outbox);
     const opaqueTokens = opaqueTokenCodec(secret.key('opaque-access-token'));
     return {
       config,
@@ -119,7 +127,9 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       transactions: loginTransactions({ storage, tenantId, handleKey, now }),
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
       passwordResets: passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now }),
-      notifier: loggingNotifier(log),
+      notifier: deliveryNotifier(delivery, log),
+      delivery,
+      outbox,
       handleKey,
       opaqueTokens,
       clientSecretKey,
@@ -134,6 +144,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       now,
       async close() {
         redis?.disconnect();
+        await delivery.close();
         await storage.close();
       },
     };

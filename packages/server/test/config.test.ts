@@ -48,6 +48,15 @@ describe('loadConfig', () => {
     expect(error.variable).toBe('LATCHKEY_EDGE_API_KEY');
   });
 
+  it('reads the delivery settings and names the variable of a bad one', () => {
+    expect(loadConfig({}).delivery).toEqual({ smtpUrl: undefined, mailFrom: 'Latchkey <no-reply@localhost>', smsUrl: undefined, smsToken: undefined, smsFrom: 'Latchkey' });
+    const configured = loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465', LATCHKEY_SMS_URL: 'https://sms.example.com/send', LATCHKEY_SMS_TOKEN: 't' });
+    expect(configured.delivery).toMatchObject({ smtpUrl: 'smtps://u:p@mail.example.com:465', smsUrl: 'https://sms.example.com/send', smsToken: 't' });
+    expect(configError({ SMTP_URL: 'http://mail.example.com' }).variable).toBe('SMTP_URL');
+    expect(configError({ LATCHKEY_SMS_URL: 'ftp://sms.example.com' }).variable).toBe('LATCHKEY_SMS_URL');
+    expect(configError({ LATCHKEY_MAIL_FROM: 'nobody' }).variable).toBe('LATCHKEY_MAIL_FROM');
+  });
+
   it('requires the TLS files to be readable, naming the variable of the missing one', () => {
     const dir = tempDir();
     const cert = join(dir, 'cert.pem');

@@ -18,6 +18,14 @@ export interface Config {
   tls: { certFile: string; keyFile: string } | undefined;
   managementRateLimit: RateLimitSpec;
   configCacheSeconds: number;
+  /** E-mail and SMS delivery; unset channels write to the local outbox. */
+  delivery: {
+    smtpUrl: string | undefined;
+    mailFrom: string;
+    smsUrl: string | undefined;
+    smsToken: string | undefined;
+    smsFrom: string;
+  };
   /** Shared with the customer edge that terminates mTLS; unset, forwarded certificates are not trusted. */
   edgeApiKey: string | undefined;
   production: boolean;
@@ -127,6 +135,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const edgeApiKey = read(env, 'LATCHKEY_EDGE_API_KEY');
   if (edgeApiKey !== undefined && edgeApiKey.length < 32) throw new ConfigError('LATCHKEY_EDGE_API_KEY', 'use at least 32 characters');
+  const smtpUrl = read(env, 'SMTP_URL');
+  if (smtpUrl !== undefined) parseUrl('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+  const smsUrl = read(env, 'LATCHKEY_SMS_URL');
+  if (smsUrl !== undefined) parseUrl('LATCHKEY_SMS_URL', smsUrl, ['http:', 'https:']);
+  const mailFrom = read(env, 'LATCHKEY_MAIL_FROM') ?? 'Latchkey <no-reply@localhost>';
+  if (!/@/.test(mailFrom) || /[\r\n]/.test(mailFrom)) throw new ConfigError('LATCHKEY_MAIL_FROM', 'expected an address such as "Name <no-reply@example.com>"');
   return {
     port,
     host: parseHost(read(env, 'HOST') ?? '127.0.0.1'),
@@ -142,6 +156,13 @@ export function loadConfig(env: Env = process.env): Config {
     managementRateLimit,
     configCacheSeconds: Number(cacheRaw),
     edgeApiKey,
+    delivery: {
+      smtpUrl,
+      mailFrom,
+      smsUrl,
+      smsToken: read(env, 'LATCHKEY_SMS_TOKEN'),
+      smsFrom: read(env, 'LATCHKEY_SMS_FROM') ?? 'Latchkey',
+    },
     production,
     logLevel,
   };

@@ -46,6 +46,21 @@ export const SETTINGS = [
     meaning:
       'At least 32 characters; encrypts private signing keys at rest and keys the client-secret hashes. Required when `NODE_ENV=production`; in development it is generated into `$LATCHKEY_DATA_DIR/secret`.',
   },
+  {
+    env: 'SMTP_URL',
+    default: '',
+    meaning:
+      'E-mail delivery through SMTP (`smtp://user:password@host:587`, `smtps://...:465`): codes, magic links, password resets, blocked-account notices. Unset, e-mails go to the local outbox (`$LATCHKEY_DATA_DIR/outbox.jsonl`, listed at `/dev/outbox` outside production).',
+  },
+  { env: 'LATCHKEY_MAIL_FROM', default: 'Latchkey <no-reply@localhost>', meaning: 'Sender of the e-mails.' },
+  {
+    env: 'LATCHKEY_SMS_URL',
+    default: '',
+    meaning:
+      'SMS delivery: each message is POSTed to this URL as JSON `{"to": "+15551234567", "body": "...", "from": "..."}` (see README). Unset, text messages go to the local outbox.',
+  },
+  { env: 'LATCHKEY_SMS_TOKEN', default: '', meaning: 'Sent to `LATCHKEY_SMS_URL` as `Authorization: Bearer <token>`.' },
+  { env: 'LATCHKEY_SMS_FROM', default: 'Latchkey', meaning: 'The `from` of text messages.' },
   { env: 'LATCHKEY_TLS_CERT', default: '', meaning: 'PEM certificate file: serve HTTPS directly (with `LATCHKEY_TLS_KEY`).' },
   { env: 'LATCHKEY_TLS_KEY', default: '', meaning: 'PEM private key file for `LATCHKEY_TLS_CERT`.' },
   {

@@ -1,18 +1,41 @@
 import type { Logger } from 'pino';
+import type { Delivery } from './delivery/channels.js';
+import { templates } from './delivery/templates.js';
 
-/** Messages to users. E-mail and SMS delivery (nodemailer, providers) plug in here. */
+/** Messages to users, through the configured delivery (SMTP, the SMS provider, or the local outbox). */
 export interface Notifier {
   passwordReset(message: { email: string; url: string; clientName: string }): Promise<void>;
+  verificationCode(message: { email?: string | undefined; phoneNumber?: string | undefined; code: string; clientName: string; minutes: number }): Promise<void>;
+  magicLink(message: { email: string; url: string; clientName: string; minutes: number }): Promise<void>;
+  accountBlocked(message: { email: string; url: string; ip: string }): Promise<void>;
 }
 
-/**
- * Until a delivery channel is configured, a request is only noted in the log, without the link: the link is a
- * secret that lets its holder set the password.
- */
-export function loggingNotifier(log: Logger): Notifier {
+export function deliveryNotifier(delivery: Delivery, log: Logger): Notifier {
   return {
-    async passwordReset({ clientName }) {
-      log.warn({ clientName }, 'password reset requested, but no e-mail delivery is configured: no message was sent');
+    async passwordReset({ email, url, clientName }) {
+      // The caller answers alike whether or not the address has an account, so a failed send is only logged
+      // (without the link, which is a secret).
+      try {
+        await delivery.email(templates.passwordReset(email, { url, application: clientName || 'your application' }));
+      } catch (error) {
+        log.error({ err: error, kind: 'password_reset' }, 'could not deliver an e-mail');
+      }
+    },
+    async verificationCode({ email, phoneNumber, code, clientName, minutes }) {
+      const application = clientName || 'your application';
+      if (phoneNumber) await delivery.sms({ to: phoneNumber, body: templates.smsCode({ code, application, minutes }) });
+      else if (email) await delivery.email(templates.verificationCode(email, { code, application, minutes }));
+      else throw new Error('a verification code needs an e-mail address or a phone number');
+    },
+    async magicLink({ email, url, clientName, minutes }) {
+      await delivery.email(templates.magicLink(email, { url, application: clientName || 'your application', minutes }));
+    },
+    async accountBlocked({ email, url, ip }) {
+      try {
+        await delivery.email(templates.accountBlocked(email, { url, ip }));
+      } catch (error) {
+        log.error({ err: error, kind: 'account_blocked' }, 'could not deliver an e-mail');
+      }
     },
   };
 }

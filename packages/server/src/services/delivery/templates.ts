@@ -1,0 +1,49 @@
+import type { EmailMessage } from './channels.js';
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escape = (text: string) => text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
+
+/** One e-mail layout: a heading, paragraphs, and optionally one button-like link. Everything is escaped. */
+function email(to: string, subject: string, paragraphs: string[], link?: { url: string; label: string }): EmailMessage {
+  const text = [...paragraphs, ...(link ? [`${link.label}: ${link.url}`] : [])].join('\n\n');
+  const html =
+    `<!DOCTYPE html><html><body style="font-family:sans-serif"><h1 style="font-size:20px">${escape(subject)}</h1>` +
+    paragraphs.map((paragraph) => `<p>${escape(paragraph)}</p>`).join('') +
+    (link ? `<p><a href="${escape(link.url)}">${escape(link.label)}</a></p><p style="color:#666;font-size:12px">${escape(link.url)}</p>` : '') +
+    '</body></html>';
+  return { to, subject, text, html };
+}
+
+/** The message templates (English): verification code, magic link, password reset, blocked account. */
+export const templates = {
+  verificationCode: (to: string, input: { code: string; application: string; minutes: number }) =>
+    email(to, `${input.code} is your verification code`, [
+      `Your verification code for ${input.application} is ${input.code}.`,
+      `It expires in ${input.minutes} minutes and works once. If you did not ask for it, ignore this message.`,
+    ]),
+  magicLink: (to: string, input: { url: string; application: string; minutes: number }) =>
+    email(
+      to,
+      `Log in to ${input.application}`,
+      [`Use the link below to log in to ${input.application}.`, `It expires in ${input.minutes} minutes and works once. If you did not ask for it, ignore this message.`],
+      { url: input.url, label: 'Log in' },
+    ),
+  passwordReset: (to: string, input: { url: string; application: string }) =>
+    email(
+      to,
+      'Reset your password',
+      [`Someone asked to reset the password of your ${input.application} account.`, 'If it was you, use the link below. If not, ignore this message: your password stays as it is.'],
+      { url: input.url, label: 'Reset password' },
+    ),
+  accountBlocked: (to: string, input: { url: string; ip: string }) =>
+    email(
+      to,
+      'Your account was blocked',
+      [
+        `Logins to your account from ${input.ip} were blocked after many failed attempts.`,
+        'If that was you, use the link below to unblock them. If not, someone may be guessing your password: consider changing it.',
+      ],
+      { url: input.url, label: 'Unblock my account' },
+    ),
+  smsCode: (input: { code: string; application: string; minutes: number }) => `${input.code} is your ${input.application} verification code. It expires in ${input.minutes} minutes.`,
+};
