@@ -14,6 +14,7 @@ import { loginTransactions, type LoginTransactions } from './oauth/authorize/tra
 import { databaseLogin } from './services/database-login.js';
 import { sessionsService, type Sessions } from './services/sessions.js';
 import { deliveryNotifier, type Notifier } from './services/notifier.js';
+import { passwordless } from './services/passwordless.js';
 import type { Delivery } from './services/delivery/channels.js';
 import { localOutbox, type LocalOutbox } from './services/delivery/outbox.js';
 import { createDelivery } from './services/delivery/transports.js';
@@ -119,6 +120,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       userGrants: {
         userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, handleKey, opaqueTokens, now }),
         databaseLogin: databaseLogin({ storage, tenantId, databaseConnections: oauthConfig.databaseConnections, now }),
+        passwordless: passwordless({ storage, config: oauthConfig, tenantId, handleKey, now }),
         handleKey,
         now,
       },

@@ -41,6 +41,7 @@ describe('auth0-js v10 embedded login, signup and password reset in Chromium', (
     fx = await provisionLogin(server, { callbackBase: app.origin });
     api = managementApi(server);
     expect((await api('PATCH', `/clients/${fx.spa.clientId}`, { cross_origin_authentication: true })).status).toBe(200);
+    expect((await api('POST', '/connections', { name: 'email', strategy: 'email', enabled_clients: [fx.spa.clientId] })).status).toBe(201);
     allowing = await launchChromiumProfile({ thirdPartyCookies: true });
     blocking = await launchChromiumProfile({ thirdPartyCookies: false });
   }, 60_000);
@@ -127,6 +128,40 @@ describe('auth0-js v10 embedded login, signup and password reset in Chromium', (
     const parsed = await loginAndParse(page);
     expect(parsed.err).toBeNull();
     expect(parsed.res).toMatchObject({ idTokenPayload: { sub: fx.user.userId, email: fx.user.email }, tokenType: 'Bearer', accessToken: expect.any(String) });
+    await page.close();
+  });
+
+  it('passwordlessStart e-mails a code and passwordlessLogin signs in with it', async () => {
+    const page = await appPage(allowing.context);
+    const email = 'js-passwordless@example.com';
+    const started = await call(page, 'passwordlessStart', { connection: 'email', send: 'code', email });
+    expect(started.err).toBeNull();
+    expect(started.res).toMatchObject({ email, emailVerified: false });
+    const message = (await server.registry.outbox.recent()).find((entry) => entry.message.to === email);
+    const code = /\b(\d{6})\b/.exec(message?.channel === 'email' ? message.message.text : '')?.[1] ?? '';
+    const wrong = await call(page, 'passwordlessLogin', { connection: 'email', email, verificationCode: code === '000000' ? '111111' : '000000' });
+    expect(wrong.err).toMatchObject({ code: 'access_denied', description: 'Wrong email or verification code.' });
+
+    const navigated = page.waitForURL(`${app.origin}/callback#**`, { timeout: 20_000 });
+    void page.evaluate(
+      ([verificationCode, address]) =>
+        (window as unknown as { webAuth: { passwordlessLogin(options: unknown, cb: (err: unknown) => void): void } }).webAuth.passwordlessLogin(
+          { connection: 'email', email: address, verificationCode },
+          () => undefined,
+        ),
+      [code, email] as const,
+    );
+    await navigated;
+    const parsed = await page.evaluate(
+      () =>
+        new Promise<Outcome>((resolve) => {
+          (window as unknown as { webAuth: { parseHash(cb: (err: unknown, res: unknown) => void): void } }).webAuth.parseHash((err, res) =>
+            resolve(JSON.parse(JSON.stringify({ err: err ?? null, res: res ?? null })) as Outcome),
+          );
+        }),
+    );
+    expect(parsed.err).toBeNull();
+    expect(parsed.res).toMatchObject({ idTokenPayload: { email, email_verified: true } });
     await page.close();
   });
 

@@ -1,4 +1,5 @@
 import type { DatabaseLogin } from '../services/database-login.js';
+import type { Passwordless } from '../services/passwordless.js';
 import type { OAuthConfig } from './config-cache.js';
 import { OAuthError } from './errors.js';
 import type { LoginTickets } from './login-tickets.js';
@@ -25,6 +26,7 @@ const invalidBody = (credentialType: string | undefined) =>
 export interface CrossOriginDeps {
   config: OAuthConfig;
   databaseLogin: DatabaseLogin;
+  passwordless: Passwordless;
   loginTickets: LoginTickets;
 }
 
@@ -45,11 +47,26 @@ export async function crossOriginAuthenticate(body: Record<string, unknown>, dep
   if (!expected) throw new CrossOriginError('unsupported_credential_type', 'Unknown credential type parameter.', 400);
   const names = Object.keys(body);
   if (names.length !== expected.length || !expected.every((name) => typeof body[name] === 'string' && body[name] !== '')) throw invalidBody(credentialType);
-  if (credentialType === PASSWORDLESS_OTP) {
-    // One-time codes come with passwordless connections (/passwordless/start); until then no realm can take one.
-    throw new CrossOriginError('invalid_request', 'Unknown realm: no passwordless connection accepts one-time codes yet.', 400);
-  }
   const realm = String(body.realm);
+  if (credentialType === PASSWORDLESS_OTP) {
+    const checked = await deps.passwordless.check({ clientId: client.clientId, connection: realm, address: String(body.username), code: String(body.otp), spend: true });
+    if (!checked.ok) {
+      switch (checked.failure) {
+        case 'unknown_connection':
+          throw new CrossOriginError('invalid_request', 'Unknown realm', 400);
+        case 'blocked':
+          throw new CrossOriginError('blocked_user', 'user is blocked', 403);
+        case 'too_many_tries':
+          throw new CrossOriginError('access_denied', "You've reached the maximum number of attempts. Please try to login again.", 403);
+        case 'signup_disabled':
+          throw new CrossOriginError('access_denied', 'Public signup is disabled for this connection.', 403);
+        case 'wrong_code':
+          throw new CrossOriginError('access_denied', `Wrong ${String(body.username).trim().startsWith('+') ? 'phone number' : 'email'} or verification code.`, 403);
+      }
+    }
+    const issued = await deps.loginTickets.issue({ clientId: client.clientId, userId: checked.userId ?? '', connection: checked.connection.name, amr: ['otp'] });
+    return { login_ticket: issued.loginTicket, co_verifier: issued.coVerifier, co_id: issued.coId };
+  }
   const result = await deps.databaseLogin.login({ connection: realm, clientId: client.clientId, username: String(body.username), password: String(body.password) });
   if (!result.ok) {
     switch (result.reason) {

@@ -184,7 +184,9 @@ export function usersService(deps: UsersDeps) {
         logins_count: 0,
       };
       const passwordHash = password !== undefined ? await hashPassword(password) : null;
-      const columns = { connection: connection.name, email: email ?? null, username: input.username ?? null, password_hash: passwordHash, updated_at: at };
+      // SMS users log in by phone number: it is their lookup key (the username column), unique per connection.
+      const loginName = connection.strategy === 'sms' ? (input.phone_number ?? null) : (input.username ?? null);
+      const columns = { connection: connection.name, email: email ?? null, username: loginName, password_hash: passwordHash, updated_at: at };
       await uniquely(storage, userExists, () => storage.users.insert(tenantId, { id: userId, columns, data, createdAt: at }));
       return view({ id: userId, columns, data, createdAt: at });
     },

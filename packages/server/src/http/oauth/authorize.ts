@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authorize } from '../../oauth/authorize/flow.js';
+import { authorize, type AuthorizeOutcome } from '../../oauth/authorize/flow.js';
 import type { Registry } from '../../registry.js';
 import { clearCoVerifierCookie, coVerifier, sessionHandle, setSessionCookie, setTransactionCookie } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
@@ -35,37 +35,42 @@ const AuthorizeParams = Type.Object(
   { additionalProperties: true },
 );
 
+/** Turns the outcome of an authorization request into the browser's answer (page, redirect, cookies). */
+export function sendOutcome(registry: Registry, reply: FastifyReply, outcome: AuthorizeOutcome, raw: Record<string, unknown>) {
+  switch (outcome.kind) {
+    case 'untrusted':
+      return sendErrorPage(registry, reply, 400, outcome.error, outcome.description);
+    case 'answer':
+      return sendAnswer(reply, outcome.answer);
+    case 'signed_in':
+      clearCoVerifierCookie(registry, reply);
+      setSessionCookie(registry, reply, outcome.sessionHandle);
+      return sendAnswer(reply, outcome.answer);
+    case 'verify': {
+      // Asked again by GET with the same parameters once the verifier is our own cookie.
+      const retry = new URLSearchParams(Object.entries(raw).flatMap(([name, value]) => (typeof value === 'string' && name !== 'co_verification' ? [[name, value]] : [])));
+      return sendVerificationPage(reply, {
+        crossOriginLoc: outcome.crossOriginLoc,
+        ownOrigin: new URL(registry.issuer).origin,
+        coId: outcome.coId,
+        loginTicket: String(raw.login_ticket),
+        retryUrl: `/authorize?${retry.toString()}`,
+      });
+    }
+    case 'login': {
+      setTransactionCookie(registry, reply, outcome.transaction.publicId, outcome.handle);
+      const page = outcome.transaction.request.screenHint === 'signup' ? 'signup' : 'login';
+      return reply.header('cache-control', 'no-store').redirect(`/u/${page}?state=${encodeURIComponent(outcome.transaction.publicId)}`, 302);
+    }
+  }
+}
+
 export function authorizeRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const deps = authorizeDeps(registry);
 
   async function handle(raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) {
-    const outcome = await authorize(raw, { sessionHandle: sessionHandle(request), coVerifier: coVerifier(request), verificationFailed: raw.co_verification === 'failed' }, deps);
-    switch (outcome.kind) {
-      case 'untrusted':
-        return sendErrorPage(registry, reply, 400, outcome.error, outcome.description);
-      case 'answer':
-        return sendAnswer(reply, outcome.answer);
-      case 'signed_in':
-        clearCoVerifierCookie(registry, reply);
-        setSessionCookie(registry, reply, outcome.sessionHandle);
-        return sendAnswer(reply, outcome.answer);
-      case 'verify': {
-        // Asked again by GET with the same parameters once the verifier is our own cookie.
-        const retry = new URLSearchParams(Object.entries(raw).flatMap(([name, value]) => (typeof value === 'string' && name !== 'co_verification' ? [[name, value]] : [])));
-        return sendVerificationPage(reply, {
-          crossOriginLoc: outcome.crossOriginLoc,
-          ownOrigin: new URL(registry.issuer).origin,
-          coId: outcome.coId,
-          loginTicket: String(raw.login_ticket),
-          retryUrl: `/authorize?${retry.toString()}`,
-        });
-      }
-      case 'login': {
-        setTransactionCookie(registry, reply, outcome.transaction.publicId, outcome.handle);
-        const page = outcome.transaction.request.screenHint === 'signup' ? 'signup' : 'login';
-        return reply.header('cache-control', 'no-store').redirect(`/u/${page}?state=${encodeURIComponent(outcome.transaction.publicId)}`, 302);
-      }
-    }
+    const browser = { sessionHandle: sessionHandle(request), coVerifier: coVerifier(request), verificationFailed: raw.co_verification === 'failed' };
+    return sendOutcome(registry, reply, await authorize(raw, browser, deps), raw);
   }
 
   return async (app) => {

@@ -45,6 +45,7 @@ export function crossOriginRoutes(registry: Registry): FastifyPluginAsyncTypebox
         const ticket = await crossOriginAuthenticate(body, {
           config: registry.oauthConfig,
           databaseLogin: registry.userGrants.databaseLogin,
+          passwordless: registry.userGrants.passwordless,
           loginTickets: registry.loginTickets,
         });
         // When the browser keeps third-party cookies, /authorize finds the verifier here; otherwise the

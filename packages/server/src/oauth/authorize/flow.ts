@@ -89,6 +89,43 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
   return { kind: 'signed_in', sessionHandle: handle, answer: await completeAuthorization(request, target.client, session, deps) };
 }
 
+/** Who a step before the authorization request authenticated (a passwordless link or code). */
+export interface AuthenticatedUser {
+  userId: string;
+  connection: string;
+  amr: string[];
+}
+
+/**
+ * An authorization request whose user authenticates by the request itself (`/passwordless/verify_redirect`):
+ * the same checks as `/authorize`, then `authenticate` (an OAuthError goes back to the application), a new
+ * SSO session and the answer.
+ */
+export async function authorizeAuthenticated(
+  raw: RawParams,
+  browser: BrowserState,
+  deps: AuthorizeDeps,
+  authenticate: (request: AuthorizeRequest) => Promise<AuthenticatedUser>,
+): Promise<AuthorizeOutcome> {
+  let target: TrustedTarget;
+  try {
+    target = await trustRedirect(raw, deps.config);
+  } catch (error) {
+    if (error instanceof UntrustedRequest) return { kind: 'untrusted', error: error.error, description: error.description };
+    throw error;
+  }
+  try {
+    const request = await checkRequest(raw, target, deps.config);
+    const user = await authenticate(request);
+    await deps.sessions.end(browser.sessionHandle);
+    const { handle, session } = await deps.sessions.create({ ...user, clientId: request.clientId });
+    return { kind: 'signed_in', sessionHandle: handle, answer: await completeAuthorization(request, target.client, session, deps) };
+  } catch (error) {
+    if (error instanceof OAuthError) return { kind: 'answer', answer: errorAnswer(target, error) };
+    throw error;
+  }
+}
+
 /**
  * `/authorize`: trust the redirect, check the request, then answer from the SSO session, refuse (`prompt=none`),
  * or start a login transaction for the hosted pages.

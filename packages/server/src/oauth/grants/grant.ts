@@ -2,6 +2,7 @@ import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedClient } from '../client-auth.js';
 import type { OAuthConfig } from '../config-cache.js';
 import type { DatabaseLogin } from '../../services/database-login.js';
+import type { Passwordless } from '../../services/passwordless.js';
 import type { TokenIssuer } from '../tokens.js';
 import type { UserTokens } from '../user-tokens.js';
 
@@ -21,6 +22,7 @@ export interface GrantContext {
 export interface UserGrantServices {
   userTokens: UserTokens;
   databaseLogin: DatabaseLogin;
+  passwordless: Passwordless;
   /** Key of the hashes that codes and refresh tokens are stored under. */
   handleKey: Buffer;
   now: () => Date;

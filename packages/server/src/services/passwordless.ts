@@ -1,0 +1,154 @@
+import { randomInt } from 'node:crypto';
+import { hmacSha256 } from '../crypto/deployment-secret.js';
+import { safeEqual } from '../crypto/handles.js';
+import type { OAuthConfig } from '../oauth/config-cache.js';
+import type { Storage } from '../storage/storage.js';
+import type { ConnectionData } from './connections.js';
+import { ServiceError } from './errors.js';
+import { EMAIL_SHAPE } from './password-policy.js';
+import { usersService } from './users.js';
+
+/** A one-time code lives five minutes and survives three wrong guesses (the platform's rules). */
+export const OTP_SECONDS = 300;
+export const OTP_MAX_TRIES = 3;
+const E164 = /^\+[1-9][0-9]{6,14}$/;
+
+export type PasswordlessKind = 'email' | 'sms';
+
+interface OtpData {
+  client_id: string;
+  connection: string;
+  identifier: string;
+  code_hash: string;
+  wrong_tries: number;
+}
+
+export type PasswordlessStartFailure = 'unknown_client' | 'unknown_connection' | 'bad_email' | 'bad_phone_number' | 'signup_disabled';
+
+export type OtpFailure = 'unknown_connection' | 'wrong_code' | 'too_many_tries' | 'blocked' | 'signup_disabled';
+
+export interface PasswordlessDeps {
+  storage: Storage;
+  config: OAuthConfig;
+  tenantId: string;
+  handleKey: Buffer;
+  now: () => Date;
+}
+
+/**
+ * Passwordless connections (strategies `email` and `sms`): a 6-digit code (or a link carrying it) per connection
+ * and address, expiring after five minutes, single-use, void after three wrong guesses. Only the code's keyed
+ * hash is stored; a new start replaces the previous code. Guesses at one code are serialised across nodes, so the
+ * limit holds under concurrency. A successful first login creates the user unless the connection disables signup.
+ */
+export function passwordless(deps: PasswordlessDeps) {
+  const { storage, tenantId } = deps;
+  const users = usersService({ storage, tenantId, now: deps.now });
+  const codeKey = hmacSha256(deps.handleKey, 'passwordless-code');
+  const codeHash = (code: string) => hmacSha256(codeKey, code).toString('base64url');
+  /** One live code per connection and address: its row id is derived from them. */
+  const otpId = (connection: string, identifier: string) => hmacSha256(deps.handleKey, `otp\n${connection}\n${identifier}`).toString('base64url');
+
+  async function connectionFor(clientId: string, name: string): Promise<ConnectionData | undefined> {
+    const record = await storage.connections.findOne(tenantId, { name });
+    const connection = record?.data;
+    if (!connection || (connection.strategy !== 'email' && connection.strategy !== 'sms') || !connection.enabled_clients.includes(clientId)) return undefined;
+    return connection;
+  }
+
+  /** The address as the connection keys it: e-mails lower-cased, phone numbers in E.164. */
+  function identifierOf(connection: ConnectionData, raw: string): string | undefined {
+    const value = raw.trim();
+    if (connection.strategy === 'email') return EMAIL_SHAPE.test(value) ? value.toLowerCase() : undefined;
+    return E164.test(value) ? value : undefined;
+  }
+
+  async function findUser(connection: ConnectionData, identifier: string) {
+    const where = connection.strategy === 'email' ? { connection: connection.name, email: identifier } : { connection: connection.name, username: identifier };
+    return storage.users.findOne(tenantId, where);
+  }
+
+  return {
+    identifierOf,
+
+    /** Issues a code for the address; the caller delivers it (as a code or inside a link). */
+    async start(input: { clientId: string; connection: string; address: string }): Promise<
+      { ok: true; code: string; connection: ConnectionData; identifier: string; id: string } | { ok: false; failure: PasswordlessStartFailure }
+    > {
+      if (!(await deps.config.client(input.clientId))) return { ok: false, failure: 'unknown_client' };
+      const connection = await connectionFor(input.clientId, input.connection);
+      if (!connection) return { ok: false, failure: 'unknown_connection' };
+      const identifier = identifierOf(connection, input.address);
+      if (!identifier) return { ok: false, failure: connection.strategy === 'email' ? 'bad_email' : 'bad_phone_number' };
+      if (connection.options.disable_signup === true && !(await findUser(connection, identifier))) return { ok: false, failure: 'signup_disabled' };
+      const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+      const id = otpId(connection.name, identifier);
+      const now = deps.now();
+      const data: OtpData = { client_id: input.clientId, connection: connection.name, identifier, code_hash: codeHash(code), wrong_tries: 0 };
+      await storage.transaction(async (repos) => {
+        await repos.artifacts.remove(tenantId, 'otp', id);
+        await repos.artifacts.insert(tenantId, 'otp', { id, data, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + OTP_SECONDS * 1000).toISOString() });
+      });
+      return { ok: true, code, connection, identifier, id: id.slice(0, 24) };
+    },
+
+    /**
+     * Checks a code. `spend: false` (`/passwordless/verify`) only checks it, for the redirect that follows to
+     * spend it; `spend: true` spends it and returns the user, created on first login.
+     */
+    async check(input: { clientId: string; connection: string; address: string; code: string; spend: boolean }): Promise<
+      { ok: true; userId?: string; connection: ConnectionData } | { ok: false; failure: OtpFailure }
+    > {
+      const connection = await connectionFor(input.clientId, input.connection);
+      if (!connection) return { ok: false, failure: 'unknown_connection' };
+      const identifier = identifierOf(connection, input.address);
+      if (!identifier) return { ok: false, failure: 'wrong_code' };
+      const id = otpId(connection.name, identifier);
+      const now = deps.now().toISOString();
+      const verdict = await storage.exclusive(`otp:${id}`, async (repos) => {
+        const otp = await repos.artifacts.get<OtpData>(tenantId, 'otp', id);
+        if (!otp || otp.consumedAt !== null || otp.expiresAt <= now || otp.data.client_id !== input.clientId) return 'wrong_code' as const;
+        if (!safeEqual(codeHash(input.code.trim()), otp.data.code_hash)) {
+          const wrongTries = otp.data.wrong_tries + 1;
+          if (wrongTries >= OTP_MAX_TRIES) {
+            await repos.artifacts.consume(tenantId, 'otp', id, now);
+            return 'too_many_tries' as const;
+          }
+          await repos.artifacts.update(tenantId, 'otp', id, { ...otp.data, wrong_tries: wrongTries }, now);
+          return 'wrong_code' as const;
+        }
+        if (input.spend && !(await repos.artifacts.consume(tenantId, 'otp', id, now))) return 'wrong_code' as const;
+        return 'ok' as const;
+      });
+      if (verdict !== 'ok') return { ok: false, failure: verdict };
+      if (!input.spend) return { ok: true, connection };
+      const existing = await findUser(connection, identifier);
+      if (existing) {
+        if (existing.data.blocked) return { ok: false, failure: 'blocked' };
+        const verified = connection.strategy === 'email' ? { email_verified: true } : { phone_verified: true };
+        await storage.users.update(tenantId, existing.id, {
+          data: { ...existing.data, ...verified, logins_count: existing.data.logins_count + 1, last_login: now },
+        });
+        return { ok: true, userId: existing.id, connection };
+      }
+      if (connection.options.disable_signup === true) return { ok: false, failure: 'signup_disabled' };
+      try {
+        const created = await users.create(
+          connection.strategy === 'email'
+            ? { connection: connection.name, email: identifier, email_verified: true }
+            : { connection: connection.name, phone_number: identifier, phone_verified: true },
+        );
+        return { ok: true, userId: created.user_id, connection };
+      } catch (error) {
+        // Two first logins at once: the other one created the user.
+        if (error instanceof ServiceError && error.kind === 'conflict') {
+          const raced = await findUser(connection, identifier);
+          if (raced) return { ok: true, userId: raced.id, connection };
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+export type Passwordless = ReturnType<typeof passwordless>;
