@@ -61,6 +61,7 @@ async function main() {
         LATCHKEY_SECRET: 'bench-deployment-secret-0123456789abcdefghijkl',
         LATCHKEY_ADMIN_CLIENT_ID: 'bench-admin',
         LATCHKEY_ADMIN_CLIENT_SECRET: secret,
+        LATCHKEY_AUTH_RATE_LIMIT: '1000000/s',
         LOG_LEVEL: 'silent',
         NODE_ENV: 'production',
         LATCHKEY_CONFIG_CACHE_SECONDS: variant.startsWith('uncached') ? '0' : '5',

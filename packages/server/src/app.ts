@@ -12,7 +12,7 @@ import { resetPasswordRoutes } from './http/login/reset-password.js';
 import { signupRoutes } from './http/login/signup.js';
 import { authorizeRoutes } from './http/oauth/authorize.js';
 import { logoutRoutes } from './http/oauth/logout.js';
-import { oauthSurface } from './http/oauth/surface.js';
+import { authRateLimit, oauthSurface } from './http/oauth/surface.js';
 import { dbConnectionsRoutes } from './http/oauth/dbconnections.js';
 import { crossOriginRoutes } from './http/oauth/cross-origin.js';
 import { passwordlessRoutes } from './http/oauth/passwordless.js';
@@ -56,6 +56,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
 
   await app.register(async (surface) => {
     oauthSurface(surface);
+    authRateLimit(surface, registry);
     cors(surface, { config: registry.oauthConfig, ownOrigin: new URL(registry.issuer).origin });
     await surface.register(wellKnownRoutes(registry));
     await surface.register(tokenRoutes(registry));

@@ -60,6 +60,8 @@ export interface Registry {
   /** What the token and revocation endpoints authenticate clients with. */
   clientAuth: ClientAuthDeps;
   managementLimiter: RateLimiter;
+  /** The Authentication API's limiter of one endpoint (route path), counting per client IP address. */
+  authLimiter(path: string): RateLimiter;
   bootstrapResult: BootstrapResult;
   now: () => Date;
   close(): Promise<void>;
@@ -103,6 +105,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     await keys.ensure();
     const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
     const handleKey = secret.key('artifact-handle');
+    const authLimiters = new Map<string, RateLimiter>();
     const outbox = localOutbox(config.dataDir, now);
     const delivery = createDelivery(config.delivery, outbox);
     const opaqueTokens = opaqueTokenCodec(secret.key('opaque-access-token'));
@@ -142,6 +145,14 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         edgeApiKey: config.edgeApiKey,
       },
       managementLimiter: createRateLimiter(config.managementRateLimit, { name: `mgmt:${tenantId}`, ...(redis ? { redis } : {}) }),
+      authLimiter: (path) => {
+        let limiter = authLimiters.get(path);
+        if (!limiter) {
+          limiter = createRateLimiter(config.authRateLimit.byPath.get(path) ?? config.authRateLimit.default, { name: `auth:${tenantId}:${path}`, ...(redis ? { redis } : {}) });
+          authLimiters.set(path, limiter);
+        }
+        return limiter;
+      },
       bootstrapResult,
       now,
       async close() {

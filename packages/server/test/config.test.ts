@@ -57,6 +57,17 @@ describe('loadConfig', () => {
     expect(configError({ LATCHKEY_MAIL_FROM: 'nobody' }).variable).toBe('LATCHKEY_MAIL_FROM');
   });
 
+  it('reads the Authentication API limits and their per-path exceptions, naming the variable of a bad one', () => {
+    const defaults = loadConfig({}).authRateLimit;
+    expect(defaults.default).toEqual({ points: 100, durationSeconds: 1, burst: 200 });
+    expect(defaults.byPath.get('/passwordless/start')).toEqual({ points: 30, durationSeconds: 60, burst: 60 });
+    const custom = loadConfig({ LATCHKEY_AUTH_RATE_LIMIT: '10/s', LATCHKEY_AUTH_RATE_LIMITS: '/oauth/token=5/s burst 8' }).authRateLimit;
+    expect([custom.default.points, [...custom.byPath.keys()]]).toEqual([10, ['/oauth/token']]);
+    expect(configError({ LATCHKEY_AUTH_RATE_LIMIT: 'fast' }).variable).toBe('LATCHKEY_AUTH_RATE_LIMIT');
+    expect(configError({ LATCHKEY_AUTH_RATE_LIMITS: 'oauth/token=5/s' }).variable).toBe('LATCHKEY_AUTH_RATE_LIMITS');
+    expect(configError({ LATCHKEY_AUTH_RATE_LIMITS: '/oauth/token=often' }).variable).toBe('LATCHKEY_AUTH_RATE_LIMITS');
+  });
+
   it('requires the TLS files to be readable, naming the variable of the missing one', () => {
     const dir = tempDir();
     const cert = join(dir, 'cert.pem');

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
-import { parseRateLimit, type RateLimitSpec } from './rate-limit-spec.js';
+import { parseRateLimit, parseRateLimitOverrides, type RateLimitSpec } from './rate-limit-spec.js';
+import { AUTH_RATE_LIMIT_OVERRIDES } from './settings.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
@@ -17,6 +18,8 @@ export interface Config {
   secret: string | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
   managementRateLimit: RateLimitSpec;
+  /** Authentication API: per endpoint and IP address, with per-path exceptions. */
+  authRateLimit: { default: RateLimitSpec; byPath: ReadonlyMap<string, RateLimitSpec> };
   configCacheSeconds: number;
   /** E-mail and SMS delivery; unset channels write to the local outbox. */
   delivery: {
@@ -129,6 +132,17 @@ export function loadConfig(env: Env = process.env): Config {
   } catch (error) {
     throw new ConfigError('LATCHKEY_MGMT_RATE_LIMIT', (error as Error).message);
   }
+  let authRateLimit: Config['authRateLimit'];
+  try {
+    authRateLimit = { default: parseRateLimit(read(env, 'LATCHKEY_AUTH_RATE_LIMIT') ?? '100/s burst 200'), byPath: new Map() };
+  } catch (error) {
+    throw new ConfigError('LATCHKEY_AUTH_RATE_LIMIT', (error as Error).message);
+  }
+  try {
+    authRateLimit = { ...authRateLimit, byPath: parseRateLimitOverrides(read(env, 'LATCHKEY_AUTH_RATE_LIMITS') ?? AUTH_RATE_LIMIT_OVERRIDES) };
+  } catch (error) {
+    throw new ConfigError('LATCHKEY_AUTH_RATE_LIMITS', (error as Error).message);
+  }
   const cacheRaw = read(env, 'LATCHKEY_CONFIG_CACHE_SECONDS') ?? '5';
   if (!/^\d+$/.test(cacheRaw) || Number(cacheRaw) > 300) {
     throw new ConfigError('LATCHKEY_CONFIG_CACHE_SECONDS', `expected whole seconds 0-300, got "${cacheRaw}"`);
@@ -154,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret,
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     managementRateLimit,
+    authRateLimit,
     configCacheSeconds: Number(cacheRaw),
     edgeApiKey,
     delivery: {

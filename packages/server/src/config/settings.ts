@@ -9,6 +9,9 @@ export interface Setting {
   readonly meaning: string;
 }
 
+/** Stricter per-IP limits where a request sends a message or creates an account. */
+export const AUTH_RATE_LIMIT_OVERRIDES = '/passwordless/start=30/m burst 60; /dbconnections/change_password=20/m burst 40; /dbconnections/signup=60/m burst 120';
+
 export const SETTINGS = [
   { env: 'PORT', default: '3000', meaning: 'TCP port to listen on.' },
   { env: 'HOST', default: '127.0.0.1', meaning: 'Address to listen on (`0.0.0.0` for all interfaces).' },
@@ -68,6 +71,16 @@ export const SETTINGS = [
     default: '50/s burst 100',
     meaning:
       'Management API limit per tenant: `<n>/<s|m|h>` sustained, optionally `burst <b>` allowing up to `b` in one window while the burst pool lasts.',
+  },
+  {
+    env: 'LATCHKEY_AUTH_RATE_LIMIT',
+    default: '100/s burst 200',
+    meaning: 'Authentication API limit per endpoint and client IP address (same syntax as above); every answer carries the X-RateLimit headers.',
+  },
+  {
+    env: 'LATCHKEY_AUTH_RATE_LIMITS',
+    default: AUTH_RATE_LIMIT_OVERRIDES,
+    meaning: 'Per-endpoint exceptions to `LATCHKEY_AUTH_RATE_LIMIT`, `;`-separated `<path>=<limit>`, for the endpoints that send messages or create accounts.',
   },
   {
     env: 'LATCHKEY_CONFIG_CACHE_SECONDS',

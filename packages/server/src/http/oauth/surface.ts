@@ -1,5 +1,29 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { OAuthError } from '../../oauth/errors.js';
+import type { Registry } from '../../registry.js';
+
+/** Spec, Errors 3: the 429 names the headers to look at. */
+export const TOO_MANY_REQUESTS = 'Too many requests. Check the X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset headers.';
+
+/**
+ * Rate limit of the Authentication API: per endpoint (the route's path) and client IP address, counted before
+ * anything else runs; every answer carries the X-RateLimit headers. Preflights are not counted.
+ */
+export function authRateLimit(app: FastifyInstance, registry: Registry) {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS') return;
+    const path = request.routeOptions.url ?? '(unknown)';
+    const decision = await registry.authLimiter(path).consume(request.ip);
+    reply.headers({
+      'x-ratelimit-limit': String(decision.limit),
+      'x-ratelimit-remaining': String(decision.remaining),
+      'x-ratelimit-reset': String(decision.reset),
+    });
+    if (!decision.allowed) {
+      return reply.code(429).header('retry-after', String(decision.retryAfterSeconds)).send({ error: 'too_many_requests', error_description: TOO_MANY_REQUESTS });
+    }
+  });
+}
 
 /** The Authentication API's one error family: `{error, error_description}`; unexpected errors become server_error. */
 export function oauthSurface(app: FastifyInstance) {
