@@ -16,6 +16,7 @@ import { authRateLimit, oauthSurface } from './http/oauth/surface.js';
 import { dbConnectionsRoutes } from './http/oauth/dbconnections.js';
 import { crossOriginRoutes } from './http/oauth/cross-origin.js';
 import { passwordlessRoutes } from './http/oauth/passwordless.js';
+import { unblockRoutes } from './http/login/unblock.js';
 import { devOutboxRoutes } from './http/dev-outbox.js';
 import { revokeRoutes } from './http/oauth/revoke.js';
 import { userinfoRoutes } from './http/oauth/userinfo.js';
@@ -65,6 +66,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(dbConnectionsRoutes(registry));
     await surface.register(crossOriginRoutes(registry));
     await surface.register(passwordlessRoutes(registry));
+    await surface.register(unblockRoutes(registry));
     if (!registry.config.production) await surface.register(devOutboxRoutes(registry));
     await surface.register(authorizeRoutes(registry));
     await surface.register(logoutRoutes(registry));

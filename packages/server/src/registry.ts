@@ -15,6 +15,9 @@ import { databaseLogin } from './services/database-login.js';
 import { sessionsService, type Sessions } from './services/sessions.js';
 import { deliveryNotifier, type Notifier } from './services/notifier.js';
 import { passwordless } from './services/passwordless.js';
+import { attackProtectionSettings, type AttackProtectionSettings } from './services/attack-protection-settings.js';
+import { breachedPasswords, type BreachedPasswords } from './services/breached-passwords.js';
+import { loginProtection, type LoginProtection } from './services/login-protection.js';
 import type { Delivery } from './services/delivery/channels.js';
 import { localOutbox, type LocalOutbox } from './services/delivery/outbox.js';
 import { createDelivery } from './services/delivery/transports.js';
@@ -60,6 +63,9 @@ export interface Registry {
   /** What the token and revocation endpoints authenticate clients with. */
   clientAuth: ClientAuthDeps;
   managementLimiter: RateLimiter;
+  attackProtection: AttackProtectionSettings;
+  loginProtection: LoginProtection;
+  breached: BreachedPasswords;
   /** The Authentication API's limiter of one endpoint (route path), counting per client IP address. */
   authLimiter(path: string): RateLimiter;
   bootstrapResult: BootstrapResult;
@@ -106,8 +112,12 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
     const handleKey = secret.key('artifact-handle');
     const authLimiters = new Map<string, RateLimiter>();
+    const attackProtection = attackProtectionSettings({ storage, tenantId, read: oauthConfig.tenantDocument });
+    const breached = breachedPasswords({ rangeUrl: config.breachedRangeUrl, onRangeError: (error) => log.warn({ err: error }, 'breached-password range API unavailable') });
     const outbox = localOutbox(config.dataDir, now);
     const delivery = createDelivery(config.delivery, outbox);
+    const notifier = deliveryNotifier(delivery, log);
+    const protection = loginProtection({ storage, tenantId, handleKey, settings: attackProtection, notifier, issuer: config.issuer, now });
     const opaqueTokens = opaqueTokenCodec(secret.key('opaque-access-token'));
     return {
       config,
@@ -122,7 +132,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       oauthConfig,
       userGrants: {
         userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, handleKey, opaqueTokens, now }),
-        databaseLogin: databaseLogin({ storage, tenantId, databaseConnections: oauthConfig.databaseConnections, now }),
+        databaseLogin: databaseLogin({ storage, tenantId, databaseConnections: oauthConfig.databaseConnections, protection, breached, attackProtection, now }),
         passwordless: passwordless({ storage, config: oauthConfig, tenantId, handleKey, now }),
         handleKey,
         now,
@@ -132,7 +142,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       transactions: loginTransactions({ storage, tenantId, handleKey, now }),
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
       passwordResets: passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now }),
-      notifier: deliveryNotifier(delivery, log),
+      notifier,
       delivery,
       outbox,
       handleKey,
@@ -144,6 +154,9 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         assertions: { storage, tenantId, audiences: [issuerClaim, config.issuer, `${config.issuer}/oauth/token`], now },
         edgeApiKey: config.edgeApiKey,
       },
+      attackProtection,
+      loginProtection: protection,
+      breached,
       managementLimiter: createRateLimiter(config.managementRateLimit, { name: `mgmt:${tenantId}`, ...(redis ? { redis } : {}) }),
       authLimiter: (path) => {
         let limiter = authLimiters.get(path);

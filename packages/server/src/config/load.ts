@@ -18,6 +18,7 @@ export interface Config {
   secret: string | undefined;
   tls: { certFile: string; keyFile: string } | undefined;
   managementRateLimit: RateLimitSpec;
+  breachedRangeUrl: string | undefined;
   /** Authentication API: per endpoint and IP address, with per-path exceptions. */
   authRateLimit: { default: RateLimitSpec; byPath: ReadonlyMap<string, RateLimitSpec> };
   configCacheSeconds: number;
@@ -149,6 +150,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const edgeApiKey = read(env, 'LATCHKEY_EDGE_API_KEY');
   if (edgeApiKey !== undefined && edgeApiKey.length < 32) throw new ConfigError('LATCHKEY_EDGE_API_KEY', 'use at least 32 characters');
+  const breachedRangeUrl = read(env, 'LATCHKEY_BREACHED_RANGE_URL');
+  if (breachedRangeUrl !== undefined) parseUrl('LATCHKEY_BREACHED_RANGE_URL', breachedRangeUrl, ['http:', 'https:']);
   const smtpUrl = read(env, 'SMTP_URL');
   if (smtpUrl !== undefined) parseUrl('SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
   const smsUrl = read(env, 'LATCHKEY_SMS_URL');
@@ -168,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret,
     tls: certFile !== undefined && keyFile !== undefined ? { certFile, keyFile } : undefined,
     managementRateLimit,
+    breachedRangeUrl,
     authRateLimit,
     configCacheSeconds: Number(cacheRaw),
     edgeApiKey,

@@ -83,6 +83,12 @@ export const SETTINGS = [
     meaning: 'Per-endpoint exceptions to `LATCHKEY_AUTH_RATE_LIMIT`, `;`-separated `<path>=<limit>`, for the endpoints that send messages or create accounts.',
   },
   {
+    env: 'LATCHKEY_BREACHED_RANGE_URL',
+    default: '',
+    meaning:
+      'Optional k-anonymity range API for breached-password detection (e.g. `https://api.pwnedpasswords.com/range/`): the first five hex digits of the SHA-1 are appended. The local list of the 200,000 most common passwords is always consulted.',
+  },
+  {
     env: 'LATCHKEY_CONFIG_CACHE_SECONDS',
     default: '5',
     meaning:

@@ -15,6 +15,7 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   prompts: ['read', 'update'],
   signing_keys: ['read', 'create', 'update'],
   user_tickets: ['create'],
+  attack_protection: ['read', 'update'],
 };
 
 const CURRENT_USER_SCOPES = [

@@ -1,7 +1,7 @@
 import type { DatabaseLogin } from '../services/database-login.js';
 import type { Passwordless } from '../services/passwordless.js';
 import type { OAuthConfig } from './config-cache.js';
-import { OAuthError } from './errors.js';
+import { AccountBlockedAttempts, OAuthError, PasswordLeaked, SuspiciousIp } from './errors.js';
 import type { LoginTickets } from './login-tickets.js';
 
 export const PASSWORD_REALM = 'http://auth0.com/oauth/grant-type/password-realm';
@@ -35,7 +35,7 @@ export interface CrossOriginDeps {
  * for `/authorize`, with the verifier that binds it to this browser. Order of checks: body shape, application
  * (cross-origin login on), credential type, realm, credentials.
  */
-export async function crossOriginAuthenticate(body: Record<string, unknown>, deps: CrossOriginDeps): Promise<{ login_ticket: string; co_verifier: string; co_id: string }> {
+export async function crossOriginAuthenticate(body: Record<string, unknown>, ip: string, deps: CrossOriginDeps): Promise<{ login_ticket: string; co_verifier: string; co_id: string }> {
   const credentialType = typeof body.credential_type === 'string' ? body.credential_type : undefined;
   const expected = FIELDS[credentialType ?? ''];
   const strings = Object.values(body).every((value) => typeof value === 'string');
@@ -67,7 +67,7 @@ export async function crossOriginAuthenticate(body: Record<string, unknown>, dep
     const issued = await deps.loginTickets.issue({ clientId: client.clientId, userId: checked.userId ?? '', connection: checked.connection.name, amr: ['otp'] });
     return { login_ticket: issued.loginTicket, co_verifier: issued.coVerifier, co_id: issued.coId };
   }
-  const result = await deps.databaseLogin.login({ connection: realm, clientId: client.clientId, username: String(body.username), password: String(body.password) });
+  const result = await deps.databaseLogin.login({ connection: realm, clientId: client.clientId, username: String(body.username), password: String(body.password), ip });
   if (!result.ok) {
     switch (result.reason) {
       case 'unknown_connection':
@@ -77,6 +77,12 @@ export async function crossOriginAuthenticate(body: Record<string, unknown>, dep
         throw new CrossOriginError('blocked_user', 'user is blocked', 403);
       case 'wrong_credentials':
         throw new CrossOriginError('access_denied', 'Wrong email or password.', 403);
+      case 'too_many_attempts':
+        throw new AccountBlockedAttempts();
+      case 'ip_throttled':
+        throw new SuspiciousIp();
+      case 'password_leaked':
+        throw new PasswordLeaked();
     }
   }
   const issued = await deps.loginTickets.issue({ clientId: client.clientId, userId: result.userId, connection: result.connection, amr: ['pwd'] });

@@ -68,6 +68,27 @@ export class BlockedUser extends OAuthError {
   }
 }
 
+/** Spec, Errors 5: consecutive failed logins blocked this account from this address. */
+export class AccountBlockedAttempts extends OAuthError {
+  constructor() {
+    super('too_many_attempts', "Your account has been blocked after multiple consecutive login attempts. We've sent you an email with instructions on how to unblock it.", 429);
+  }
+}
+
+/** Spec, Errors 5: many failures across accounts from this address. */
+export class SuspiciousIp extends OAuthError {
+  constructor() {
+    super('too_many_attempts', 'We have detected suspicious login behavior and further attempts will be blocked. Please contact the administrator.', 429);
+  }
+}
+
+/** Spec, Errors 5: the password is known from a data breach; the user must reset it. */
+export class PasswordLeaked extends OAuthError {
+  constructor() {
+    super('password_leaked', "This login attempt has been blocked because the password you're using was previously disclosed through a data breach (not in this application). Reset your password to log in.", 401);
+  }
+}
+
 /** Authorization-endpoint errors that only travel back to the redirect URI. */
 export class UnsupportedResponseType extends OAuthError {
   constructor(description: string) {

@@ -39,7 +39,7 @@ export function clientCredentialsOf(body: Readonly<Record<string, unknown>>, tra
 
 export async function handleTokenRequest(
   body: Readonly<Record<string, unknown>>,
-  transport: Pick<ClientCredentialsInput, 'authorization' | 'edge'>,
+  transport: Pick<ClientCredentialsInput, 'authorization' | 'edge'> & { ip: string },
   deps: TokenRequestDeps,
 ): Promise<TokenResponse> {
   const grantType = stringParam(body, 'grant_type');
@@ -48,5 +48,5 @@ export async function handleTokenRequest(
   if (!grant) throw new UnsupportedGrantType(`Unsupported grant type: ${grantType}`);
   const client = await authenticateClient(clientCredentialsOf(body, transport), deps.clientAuth);
   const params = Object.fromEntries(grant.parameters.map((name) => [name, stringParam(body, name)]));
-  return grant.handle({ params, client, tenantId: deps.tenantId, storage: deps.storage, config: deps.config, tokens: deps.tokens, users: deps.users });
+  return grant.handle({ params, client, ip: transport.ip, tenantId: deps.tenantId, storage: deps.storage, config: deps.config, tokens: deps.tokens, users: deps.users });
 }

@@ -1,9 +1,12 @@
 import type { Storage } from '../storage/storage.js';
+import type { AttackProtectionSettings } from './attack-protection-settings.js';
+import type { BreachedPasswords } from './breached-passwords.js';
+import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { UserData } from './users.js';
 
-export type DatabaseLoginFailure = 'unknown_connection' | 'connection_not_enabled' | 'wrong_credentials' | 'blocked';
+export type DatabaseLoginFailure = 'unknown_connection' | 'connection_not_enabled' | 'wrong_credentials' | 'blocked' | 'too_many_attempts' | 'ip_throttled' | 'password_leaked';
 
 export type DatabaseLoginResult =
   | { ok: true; userId: string; connection: string; user: UserData }
@@ -14,6 +17,9 @@ export interface DatabaseLoginDeps {
   tenantId: string;
   /** The tenant's database connections (strategy `auth0`) in creation order, as the configuration cache has them. */
   databaseConnections: () => Promise<readonly ConnectionData[]>;
+  protection: LoginProtection;
+  breached: BreachedPasswords;
+  attackProtection: AttackProtectionSettings;
   now: () => Date;
 }
 
@@ -46,19 +52,29 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
     findConnection,
 
     /** `username` is an e-mail address, or a user name on connections that have them. */
-    async login(input: { connection: string; clientId: string; username: string; password: string }): Promise<DatabaseLoginResult> {
+    async login(input: { connection: string; clientId: string; username: string; password: string; ip: string }): Promise<DatabaseLoginResult> {
       const connection = await findConnection(input.connection, input.clientId);
       if (typeof connection === 'string') return { ok: false, reason: connection };
       const name = input.username.trim();
+      const gate = await deps.protection.gate({ identifier: name, ip: input.ip });
+      if (gate === 'blocked') return { ok: false, reason: 'too_many_attempts' };
+      if (gate === 'ip_throttled') return { ok: false, reason: 'ip_throttled' };
       const byEmail = name.includes('@');
       const where = byEmail ? { connection: connection.name, email: name.toLowerCase() } : { connection: connection.name, username: name };
       const record = await storage.users.findOne(tenantId, where);
       if (!record?.columns.password_hash) {
         await verifyPassword(input.password, await (decoyHash ??= hashPassword(`decoy-${Math.random()}`)));
+        await deps.protection.failed({ identifier: name, ip: input.ip, connection: connection.name });
         return { ok: false, reason: 'wrong_credentials' };
       }
-      if (!(await verifyPassword(input.password, record.columns.password_hash))) return { ok: false, reason: 'wrong_credentials' };
+      if (!(await verifyPassword(input.password, record.columns.password_hash))) {
+        await deps.protection.failed({ identifier: name, ip: input.ip, connection: connection.name, user: { id: record.id, email: record.data.email } });
+        return { ok: false, reason: 'wrong_credentials' };
+      }
       if (record.data.blocked) return { ok: false, reason: 'blocked' };
+      const detection = await deps.attackProtection.get('breached-password-detection');
+      if (detection.enabled && detection.shields.includes('block') && (await deps.breached.isBreached(input.password))) return { ok: false, reason: 'password_leaked' };
+      await deps.protection.succeeded({ identifier: name, ip: input.ip });
       const at = deps.now().toISOString();
       const user: UserData = { ...record.data, logins_count: record.data.logins_count + 1, last_login: at };
       await storage.users.update(tenantId, record.id, { data: user });

@@ -1,5 +1,7 @@
 import type { OAuthConfig } from '../oauth/config-cache.js';
 import type { Storage } from '../storage/storage.js';
+import type { AttackProtectionSettings } from './attack-protection-settings.js';
+import type { BreachedPasswords } from './breached-passwords.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
 import type { Metadata } from './metadata.js';
@@ -26,6 +28,7 @@ export type SignupFailure =
   | { kind: 'invalid_signup'; description: string }
   | { kind: 'weak_password'; rules: RuleReport[]; policy: string }
   | { kind: 'common_password' }
+  | { kind: 'password_leaked' }
   | { kind: 'personal_password' }
   | { kind: 'user_exists' }
   | { kind: 'username_exists' };
@@ -38,6 +41,8 @@ export interface DatabaseSignupDeps {
   storage: Storage;
   config: OAuthConfig;
   tenantId: string;
+  breached: BreachedPasswords;
+  attackProtection: AttackProtectionSettings;
   now: () => Date;
 }
 
@@ -81,6 +86,8 @@ export function databaseSignup(deps: DatabaseSignupDeps) {
         if (verdict.failure === 'strength') return fail({ kind: 'weak_password', rules: verdict.rules, policy: verdict.policy });
         return fail({ kind: verdict.failure === 'dictionary' ? 'common_password' : 'personal_password' });
       }
+      const detection = await deps.attackProtection.get('breached-password-detection');
+      if (detection.enabled && detection.shields.includes('block') && (await deps.breached.isBreached(input.password))) return fail({ kind: 'password_leaked' });
       if (requiresUsername && username && (await deps.storage.users.findOne(deps.tenantId, { connection: connection.name, username }))) {
         return fail({ kind: 'username_exists' });
       }

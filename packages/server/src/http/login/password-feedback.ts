@@ -13,7 +13,11 @@ export async function passwordProblem(
 ): Promise<{ errorCode: string; errorDescription?: string } | undefined> {
   const connection = (await registry.oauthConfig.databaseConnections()).find((candidate) => candidate.name === connectionName);
   const verdict = checkPassword(password, passwordRulesOf(connection?.options ?? {}), info);
-  if (verdict.ok) return undefined;
+  if (verdict.ok) {
+    const detection = await registry.attackProtection.get('breached-password-detection');
+    if (detection.enabled && detection.shields.includes('block') && (await registry.breached.isBreached(password))) return { errorCode: 'password-breached' };
+    return undefined;
+  }
   if (verdict.failure === 'strength') return { errorCode: 'password-too-weak', errorDescription: verdict.policy };
   return { errorCode: verdict.failure === 'dictionary' ? 'password-too-common' : 'password-personal-info' };
 }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
+import type { DatabaseLoginFailure } from '../../services/database-login.js';
 import { sendScreen, type ScreenInput } from './pages.js';
 import { databaseConnection, finishLogin, formFields, isOpen, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
 
@@ -16,6 +17,14 @@ const LoginForm = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/** What the login page says for each refusal; the rest is the one generic wrong-credentials message. */
+const LOGIN_PAGE_ERRORS: Partial<Record<DatabaseLoginFailure, string>> = {
+  blocked: 'user-blocked',
+  too_many_attempts: 'too-many-attempts',
+  ip_throttled: 'suspicious-ip',
+  password_leaked: 'password-leaked',
+};
 
 /** The hosted login page (`/u/login`): username or e-mail and password against a database connection. */
 export function loginRoutes(registry: Registry): FastifyPluginAsyncTypebox {
@@ -57,10 +66,10 @@ export function loginRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         if (!username || !form.password) {
           return sendScreen(registry, reply, 400, loginScreen(open, connection, { errorCode: 'missing-fields', values: { username } }));
         }
-        const result = await registry.userGrants.databaseLogin.login({ connection: connection.name, clientId: open.client.clientId, username, password: form.password });
+        const result = await registry.userGrants.databaseLogin.login({ connection: connection.name, clientId: open.client.clientId, username, password: form.password, ip: request.ip });
         if (!result.ok) {
           await registry.transactions.save(open.handle, { ...open.transaction, lastUsername: username });
-          const errorCode = result.reason === 'blocked' ? 'user-blocked' : 'wrong-credentials';
+          const errorCode = LOGIN_PAGE_ERRORS[result.reason] ?? 'wrong-credentials';
           return sendScreen(registry, reply, 400, loginScreen(open, connection, { errorCode, values: { username } }));
         }
         return finishLogin(registry, request, reply, open, { userId: result.userId, connection: connection.name, amr: ['pwd'] });

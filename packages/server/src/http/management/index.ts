@@ -8,6 +8,8 @@ import { promptsRenderingRoutes } from './prompts-rendering.js';
 import { resourceServersRoutes } from './resource-servers.js';
 import { signingKeysRoutes } from './signing-keys.js';
 import { tenantSettingsRoutes } from './tenant-settings.js';
+import { attackProtectionRoutes } from './attack-protection.js';
+import { userBlocksRoutes } from './user-blocks.js';
 import { ticketsRoutes } from './tickets.js';
 import { usersRoutes } from './users.js';
 
@@ -24,6 +26,8 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       connectionsRoutes,
       usersRoutes,
       tenantSettingsRoutes,
+      attackProtectionRoutes,
+      userBlocksRoutes,
       ticketsRoutes,
     ]) {
       await app.register(routes(registry));

@@ -42,7 +42,7 @@ export function crossOriginRoutes(registry: Registry): FastifyPluginAsyncTypebox
       },
       async (request, reply) => {
         const body = request.validationError || typeof request.body !== 'object' || request.body === null ? {} : (request.body as Record<string, unknown>);
-        const ticket = await crossOriginAuthenticate(body, {
+        const ticket = await crossOriginAuthenticate(body, request.ip, {
           config: registry.oauthConfig,
           databaseLogin: registry.userGrants.databaseLogin,
           passwordless: registry.userGrants.passwordless,

@@ -87,6 +87,8 @@ function failureBody(failure: SignupFailure): DbError {
       return { status: 400, name: 'PasswordDictionaryError', code: 'password_dictionary_error', message: 'Password is too common', description: 'Password is too common' };
     case 'personal_password':
       return { status: 400, name: 'PasswordNoUserInfoError', code: 'password_no_user_info_error', message: 'Password is based on user information', description: 'Password is based on user information' };
+    case 'password_leaked':
+      return { status: 400, name: 'BadRequestError', code: 'password_leaked', description: 'This password was disclosed in a data breach (not in this application): choose another one.' };
     case 'user_exists':
       return { status: 400, name: 'BadRequestError', code: 'user_exists', description: 'The user already exists.' };
     case 'username_exists':
@@ -105,7 +107,14 @@ function sendFailure(reply: FastifyReply, failure: SignupFailure) {
  * body (`name`, `code`, `description`, `statusCode`), which the library turns into its error object.
  */
 export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
-  const signups = databaseSignup({ storage: registry.storage, config: registry.oauthConfig, tenantId: registry.tenantId, now: registry.now });
+  const signups = databaseSignup({
+    storage: registry.storage,
+    config: registry.oauthConfig,
+    tenantId: registry.tenantId,
+    breached: registry.breached,
+    attackProtection: registry.attackProtection,
+    now: registry.now,
+  });
   const tags = ['authentication'];
 
   return async (app) => {

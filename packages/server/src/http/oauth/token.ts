@@ -46,7 +46,7 @@ export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         },
         async (request, reply) => {
           reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
-          return handleTokenRequest(request.body, clientTransport(request), {
+          return handleTokenRequest(request.body, { ...clientTransport(request), ip: request.ip }, {
             storage: registry.storage,
             config: registry.oauthConfig,
             tenantId: registry.tenantId,

@@ -15,6 +15,8 @@ export interface GrantContext {
   /** Cached clients, APIs and client grants. */
   config: OAuthConfig;
   tokens: TokenIssuer;
+  /** The client's IP address (attack protection counts failures per address). */
+  ip: string;
   /** What the user grants (code, refresh, password) need besides. */
   users: UserGrantServices;
 }

@@ -1,6 +1,6 @@
 import type { DatabaseLoginResult } from '../../services/database-login.js';
 import { randomId } from '../../crypto/random.js';
-import { BlockedUser, InvalidRequest, UnauthorizedClient, WrongCredentials } from '../errors.js';
+import { AccountBlockedAttempts, BlockedUser, InvalidRequest, PasswordLeaked, SuspiciousIp, UnauthorizedClient, WrongCredentials } from '../errors.js';
 import { splitScope } from '../scopes.js';
 import type { Grant, GrantContext } from './grant.js';
 
@@ -16,16 +16,22 @@ function failure(result: Exclude<DatabaseLoginResult, { ok: true }>): Error {
       return new BlockedUser();
     case 'wrong_credentials':
       return new WrongCredentials();
+    case 'too_many_attempts':
+      return new AccountBlockedAttempts();
+    case 'ip_throttled':
+      return new SuspiciousIp();
+    case 'password_leaked':
+      return new PasswordLeaked();
   }
 }
 
 /** Both password grants: check the client may use it, log the user in against `realm`, issue tokens. */
-async function passwordLogin(grantType: string, realm: string | undefined, { params, client, users }: GrantContext) {
+async function passwordLogin(grantType: string, realm: string | undefined, { params, client, users, ip }: GrantContext) {
   if (!client.data.grant_types.includes(grantType)) throw new UnauthorizedClient(`Grant type '${grantType}' not allowed for the client.`);
   if (!params.username) throw new InvalidRequest('Missing required parameter: username');
   if (!params.password) throw new InvalidRequest('Missing required parameter: password');
   if (!realm) throw new InvalidRequest('Missing required parameter: realm');
-  const result = await users.databaseLogin.login({ connection: realm, clientId: client.clientId, username: params.username, password: params.password });
+  const result = await users.databaseLogin.login({ connection: realm, clientId: client.clientId, username: params.username, password: params.password, ip });
   if (!result.ok) throw failure(result);
   return users.userTokens.tokenResponse({
     clientId: client.clientId,

@@ -11,7 +11,11 @@ export type ArtifactKind =
   | 'client_assertion'
   | 'login_ticket'
   | 'otp'
-  | 'password_reset';
+  | 'password_reset'
+  | 'login_failures'
+  | 'user_block'
+  | 'ip_failures'
+  | 'unblock_ticket';
 
 export interface Artifact<Data> {
   id: string;

@@ -56,9 +56,13 @@ const en: Catalogue = {
   errors: {
     'wrong-credentials': 'Wrong username or password.',
     'user-blocked': 'This account is blocked. Contact the administrator of the application.',
+    'too-many-attempts': 'Your account has been blocked after multiple consecutive login attempts. We have sent you an e-mail with instructions on how to unblock it.',
+    'suspicious-ip': 'We have detected suspicious login behavior and further attempts will be blocked. Please contact the administrator.',
+    'password-leaked': 'This password was disclosed in a data breach (not in this application). Reset your password to log in: use "Forgot your password?" below.',
     'missing-fields': 'Fill in every field with a valid value.',
     'password-too-weak': 'The password is too weak. It must follow these rules:',
     'password-too-common': 'This password is too common: choose another one.',
+    'password-breached': 'This password was disclosed in a data breach (not in this application): choose another one.',
     'password-personal-info': 'The password must not contain your name, user name or e-mail address.',
     'user-exists': 'Something went wrong: try another address or log in instead.',
     'passwords-differ': 'The passwords do not match.',
