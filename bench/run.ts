@@ -14,6 +14,7 @@ import { assertRs256Jwt, call, compare, formPost, load, type LoadSettings, type 
 import { PEER_JWKS_PATH, PEER_TOKEN_FORM, PEER_TOKEN_PATH } from './peer-oidc-provider.js';
 import { freePort, onCleanup, pinSelf, planCpus, quietedWarnings, runJsonChild, startTarget, stopEverything, type CpuPlan } from './processes.js';
 import { renderTable, type Row } from './report.js';
+import { attackScenario, breachedLookupCost, type AttackFigures, type BreachedFigures } from './attack.js';
 import { loopRate, oneLogin, peerUserTokens, provisionUserFlows, refreshChains, rotate, USER_PASSWORD } from './user-flows.js';
 import { PEER_USER_CLIENT, PEER_USERINFO_PATH } from './peer-oidc-provider.js';
 
@@ -31,7 +32,7 @@ const REFRESH_SIGNATURES = 1;
 const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789abcdefghijkl' };
 const RENDERING_CONFIGS = 100;
 const CORES = availableParallelism();
-const DEADLINE_MS = 5 * 60_000;
+const DEADLINE_MS = 8 * 60_000;
 
 interface RawSigning {
   nodeCryptoSign: number;
@@ -55,7 +56,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-'));
 onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
 const peerJwk = JSON.stringify(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }));
 
-async function startLatchkey(workers: number, affinity: string | undefined) {
+async function startLatchkey(workers: number, affinity: string | undefined, extraEnv: Record<string, string> = {}) {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const server = await startTarget('latchkey', {
@@ -74,6 +75,7 @@ async function startLatchkey(workers: number, affinity: string | undefined) {
       LATCHKEY_AUTH_RATE_LIMIT: '1000000/s',
       LOG_LEVEL: 'silent',
       NODE_ENV: 'production',
+      ...extraEnv,
     },
   });
   const form = { grant_type: 'client_credentials', client_id: ADMIN.id, client_secret: ADMIN.secret, audience: `${issuer}/api/v2/` };
@@ -207,6 +209,24 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
   }
 }
 
+/**
+ * Issue 4: failed-login handling on a pinned Latchkey with the default Authentication API rate limits (what a
+ * deployment runs), and the breached-password lookup cost in this process.
+ */
+async function attackFigures(affinity: string | undefined): Promise<{ attack: AttackFigures; breached: BreachedFigures }> {
+  console.log('· failed-login handling (attacker on 127.0.0.2), breached-password lookups');
+  const lk = await startLatchkey(1, affinity, { LATCHKEY_AUTH_RATE_LIMIT: '100/s burst 200' });
+  try {
+    const setup = await provisionUserFlows(lk.server.url, lk.accessToken);
+    const victim = 'bench-victim@example.com';
+    await call(`${lk.server.url}/api/v2/users`, { method: 'POST', json: { connection: setup.connection, email: victim, password: USER_PASSWORD }, token: lk.accessToken });
+    const attack = await attackScenario(lk.server.url, setup, victim, { seconds: settings.seconds, connections: settings.connections });
+    return { attack, breached: await breachedLookupCost(2) };
+  } finally {
+    await lk.server.stop();
+  }
+}
+
 /** Share of the machine's CPU time other processes used over one second while this run was idle. */
 async function backgroundLoad(): Promise<number> {
   const busy = () => cpus().reduce((acc, cpu) => ({ idle: acc.idle + cpu.times.idle, total: acc.total + Object.values(cpu.times).reduce((a, b) => a + b, 0) }), { idle: 0, total: 0 });
@@ -255,6 +275,7 @@ async function main() {
     }),
   );
   const userFlows = await userFlowsScenario(plan?.serverCpu);
+  const protection = await attackFigures(plan?.serverCpu);
   // From here on nothing is pinned: servers and the load generator share every CPU.
   if (plan) pinSelf(plan.allCpus);
   if (plan) scenarios.push(await tokenScenario('one process, unpinned', 1, plan.allCpus));
@@ -280,6 +301,7 @@ async function main() {
     refreshOfRawPerResponse: target(TARGETS.refreshOfRawPerResponse, userFlows.refresh.latchkey / (rawRate / REFRESH_SIGNATURES)),
     refreshVersusPeer: target(1, userFlows.refresh.latchkey / userFlows.refresh.peer),
     userinfoVersusPeer: target(TARGETS.userinfoVersusPeer, userFlows.userinfo.latchkey.rps / userFlows.userinfo.peer.rps),
+    legitimateP99UnderAttack: { target: 2, value: protection.attack.p99Ratio, met: protection.attack.p99Ratio <= 2 },
   };
 
   const rows: Row[] = scenarios.map((s) => [
@@ -317,6 +339,13 @@ async function main() {
   console.log(`  refresh/(raw sign/${REFRESH_SIGNATURES})  ${targets.refreshOfRawPerResponse.value.toFixed(2)} (target ≥ ${TARGETS.refreshOfRawPerResponse})  ${verdict(targets.refreshOfRawPerResponse.met)}`);
   console.log(`  refresh/peer      ${targets.refreshVersusPeer.value.toFixed(2)}× (target > 1×)  ${verdict(targets.refreshVersusPeer.met)}`);
   console.log(`  userinfo/peer     ${targets.userinfoVersusPeer.value.toFixed(2)}× (target ≥ ${TARGETS.userinfoVersusPeer}×)  ${verdict(targets.userinfoVersusPeer.met)}`);
+  const { attack, breached } = protection;
+  console.log(`\nfailed-login handling (${singleName}; attacker: ${settings.connections} loops on 127.0.0.2 against one account, wrong passwords):`);
+  console.log(`  legitimate password logins alone         ${attack.legitimateAlone.logins.toFixed(1)}/s, p99 ${attack.legitimateAlone.p99} ms`);
+  console.log(`  legitimate password logins under attack  ${attack.legitimateUnderAttack.logins.toFixed(1)}/s, p99 ${attack.legitimateUnderAttack.p99} ms`);
+  console.log(`  attacker                                 ${attack.attacker.rps.toFixed(0)} req/s answered (${Object.entries(attack.attacker.statuses).map(([status, count]) => `${status}×${count}`).join(', ')})`);
+  console.log(`  legitimate p99 under attack / alone      ${attack.p99Ratio.toFixed(2)} (target ≤ 2)  ${verdict(targets.legitimateP99UnderAttack.met)}`);
+  console.log(`breached-password lookups: ${breached.entries} SHA-1 prefixes, ${(breached.tableBytes / 1024 / 1024).toFixed(2)} MB, built in ${breached.buildMs} ms; ${breached.lookupsPerSecond.toFixed(0)} lookups/s (SHA-1 + binary search, this process)`);
   if (rendering && rendering.configs < RENDERING_CONFIGS) {
     console.log(`\nnote: the catalogue has ${rendering.cataloguePairs} prompt/screen pairs, so ${rendering.configs} configurations (not ${RENDERING_CONFIGS}) were stored.`);
   }
@@ -331,6 +360,8 @@ async function main() {
     tokens: scenarios,
     renderingList: rendering,
     userFlows,
+    attack: protection.attack,
+    breachedPasswords: protection.breached,
     targets,
   };
   mkdirSync('.bench', { recursive: true });

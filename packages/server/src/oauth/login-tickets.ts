@@ -1,6 +1,7 @@
 import { handleId, newHandle, safeEqual } from '../crypto/handles.js';
 import { hmacSha256 } from '../crypto/deployment-secret.js';
 import { randomId } from '../crypto/random.js';
+import type { Repositories } from '../storage/repositories/index.js';
 import type { Storage } from '../storage/storage.js';
 
 /**
@@ -77,8 +78,8 @@ export function loginTickets(deps: LoginTicketsDeps) {
     verifierMatches: (data: LoginTicketData, verifier: string | undefined) => verifier !== undefined && safeEqual(verifierHash(verifier), data.verifier_hash),
 
     /** Spends the ticket; of two concurrent redemptions exactly one succeeds. */
-    async redeem(ticket: string): Promise<LoginTicketData | undefined> {
-      return (await storage.artifacts.consume<LoginTicketData>(tenantId, 'login_ticket', idOf(ticket), deps.now().toISOString()))?.data;
+    async redeem(ticket: string, repos: Pick<Repositories, 'artifacts'> = storage): Promise<LoginTicketData | undefined> {
+      return (await repos.artifacts.consume<LoginTicketData>(tenantId, 'login_ticket', idOf(ticket), deps.now().toISOString()))?.data;
     },
   };
 }

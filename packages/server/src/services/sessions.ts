@@ -1,5 +1,6 @@
 import { randomId } from '../crypto/random.js';
 import { handleId, newHandle } from '../crypto/handles.js';
+import type { Repositories } from '../storage/repositories/index.js';
 import type { Storage } from '../storage/storage.js';
 
 /** What an SSO session remembers: who logged in, when, how, and which applications it served. */
@@ -43,7 +44,8 @@ export function sessionsService(deps: SessionsDeps) {
   const iso = (date: Date) => date.toISOString();
 
   return {
-    async create(input: { userId: string; connection: string; amr: string[]; clientId: string }): Promise<{ handle: string; session: Session }> {
+    /** `repos` lets a caller create the session inside its own transaction (e.g. with the ticket it spends). */
+    async create(input: { userId: string; connection: string; amr: string[]; clientId: string }, repos: Pick<Repositories, 'artifacts'> = storage): Promise<{ handle: string; session: Session }> {
       const handle = newHandle();
       const now = deps.now();
       const data: SessionData = {
@@ -56,7 +58,7 @@ export function sessionsService(deps: SessionsDeps) {
         last_seen_at: iso(now),
       };
       const id = handleId(deps.handleKey, handle);
-      await storage.artifacts.insert(tenantId, 'session', {
+      await repos.artifacts.insert(tenantId, 'session', {
         id,
         family: data.sid,
         subject: input.userId,

@@ -80,13 +80,17 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
       'Cross-origin login could not be verified: this browser blocks third-party cookies and the application has no cross-origin verification page (cross_origin_loc).',
     );
   }
-  const redeemed = await deps.loginTickets.redeem(ticket);
-  if (!redeemed) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
-  const user = await deps.storage.users.get(deps.tenantId, redeemed.user_id);
+  const user = await deps.storage.users.get(deps.tenantId, data.user_id);
   if (!user || user.data.blocked) throw new AccessDenied('user is blocked');
   await deps.sessions.end(browser.sessionHandle);
-  const { handle, session } = await deps.sessions.create({ userId: redeemed.user_id, connection: redeemed.connection, amr: redeemed.amr, clientId: request.clientId });
-  return { kind: 'signed_in', sessionHandle: handle, answer: await completeAuthorization(request, target.client, session, deps) };
+  // Spent and turned into a session together: a failure in between leaves the ticket unspent, not lost.
+  const created = await deps.storage.transaction(async (repos) => {
+    const redeemed = await deps.loginTickets.redeem(ticket, repos);
+    if (!redeemed) return undefined;
+    return deps.sessions.create({ userId: redeemed.user_id, connection: redeemed.connection, amr: redeemed.amr, clientId: request.clientId }, repos);
+  });
+  if (!created) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
+  return { kind: 'signed_in', sessionHandle: created.handle, answer: await completeAuthorization(request, target.client, created.session, deps) };
 }
 
 /** Who a step before the authorization request authenticated (a passwordless link or code). */
