@@ -112,6 +112,17 @@ describe('suspicious-IP throttling', () => {
   });
   afterAll(async () => server?.close());
 
+  it('throttles signups from one address (pre-user-registration)', async () => {
+    const api = managementApi(server);
+    expect((await api('PATCH', '/attack-protection/suspicious-ip-throttling', { stage: { 'pre-user-registration': { max_attempts: 2, rate: 3_600_000 } } })).status).toBe(200);
+    const signup = (i: number) => post(server, '/dbconnections/signup', { client_id: fx.spa.clientId, connection: fx.connection, email: `mass-${i}@example.com`, password: 'Str0ng-enough!' });
+    expect((await signup(1)).status).toBe(200);
+    expect((await signup(2)).status).toBe(200);
+    const third = await signup(3);
+    expect([third.status, third.json.code]).toEqual([429, 'too_many_attempts']);
+    expect((await api('GET', '/users-by-email?email=mass-3%40example.com')).body).toEqual([]);
+  });
+
   it('throttles an address after failures across many accounts, whatever account it tries next', async () => {
     for (let i = 0; i < 4; i += 1) expect((await passwordLogin(server, fx, `spray-${i}@example.com`, 'Summer2024!')).status).toBe(403);
     const throttled = await passwordLogin(server, fx, fx.user.email, fx.user.password);

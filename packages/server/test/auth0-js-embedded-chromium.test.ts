@@ -123,6 +123,33 @@ describe('auth0-js v10 embedded login, signup and password reset in Chromium', (
     await page.close();
   });
 
+  it('attack-protection refusals reach the application as the library error objects', async () => {
+    const page = await appPage(allowing.context);
+    const login = (username: string, password: string) => call(page, 'login', { realm: fx.connection, username, password });
+    expect((await api('POST', '/users', { connection: fx.connection, email: 'js-blocked@example.com', password: fx.user.password, blocked: true })).status).toBe(201);
+    expect((await login('js-blocked@example.com', fx.user.password)).err).toMatchObject({ code: 'blocked_user', description: 'user is blocked' });
+
+    expect((await api('POST', '/users', { connection: fx.connection, email: 'js-leaked@example.com', password: 'qwerty123' })).status).toBe(201);
+    expect((await api('PATCH', '/attack-protection/breached-password-detection', { enabled: true })).status).toBe(200);
+    expect((await api('PATCH', '/attack-protection/brute-force-protection', { max_attempts: 2 })).status).toBe(200);
+    try {
+      const leaked = await login('js-leaked@example.com', 'qwerty123');
+      expect(leaked.err).toMatchObject({ code: 'password_leaked', error: 'password_leaked' });
+      expect(String(leaked.err?.description)).toContain('data breach');
+
+      expect((await api('POST', '/users', { connection: fx.connection, email: 'js-guessed@example.com', password: fx.user.password })).status).toBe(201);
+      for (let i = 0; i < 2; i += 1) expect((await login('js-guessed@example.com', 'wrong guess')).err).toMatchObject({ code: 'access_denied' });
+      const blocked = await login('js-guessed@example.com', fx.user.password);
+      expect(blocked.err).toMatchObject({ code: 'too_many_attempts', error: 'too_many_attempts' });
+      expect(String(blocked.err?.description)).toContain('blocked after multiple consecutive login attempts');
+    } finally {
+      await api('PATCH', '/attack-protection/breached-password-detection', { enabled: false });
+      await api('PATCH', '/attack-protection/brute-force-protection', { max_attempts: 10 });
+      await api('DELETE', '/user-blocks?identifier=js-guessed%40example.com');
+    }
+    await page.close();
+  });
+
   it('third-party cookies allowed: login signs in through the login ticket without a page', async () => {
     const page = await appPage(allowing.context);
     const parsed = await loginAndParse(page);

@@ -2,6 +2,7 @@ import type { OAuthConfig } from '../oauth/config-cache.js';
 import type { Storage } from '../storage/storage.js';
 import type { AttackProtectionSettings } from './attack-protection-settings.js';
 import type { BreachedPasswords } from './breached-passwords.js';
+import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
 import type { Metadata } from './metadata.js';
@@ -29,6 +30,7 @@ export type SignupFailure =
   | { kind: 'weak_password'; rules: RuleReport[]; policy: string }
   | { kind: 'common_password' }
   | { kind: 'password_leaked' }
+  | { kind: 'too_many_signups' }
   | { kind: 'personal_password' }
   | { kind: 'user_exists' }
   | { kind: 'username_exists' };
@@ -43,6 +45,7 @@ export interface DatabaseSignupDeps {
   tenantId: string;
   breached: BreachedPasswords;
   attackProtection: AttackProtectionSettings;
+  protection: LoginProtection;
   now: () => Date;
 }
 
@@ -67,7 +70,7 @@ export function databaseSignup(deps: DatabaseSignupDeps) {
   return {
     connectionFor,
 
-    async signup(input: SignupInput): Promise<SignupResult> {
+    async signup(input: SignupInput & { ip: string }): Promise<SignupResult> {
       const fail = (failure: SignupFailure): SignupResult => ({ ok: false, failure });
       const found = await connectionFor(input.clientId, input.connection);
       if (!found.ok) return fail(found.failure);
@@ -88,6 +91,7 @@ export function databaseSignup(deps: DatabaseSignupDeps) {
       }
       const detection = await deps.attackProtection.get('breached-password-detection');
       if (detection.enabled && detection.shields.includes('block') && (await deps.breached.isBreached(input.password))) return fail({ kind: 'password_leaked' });
+      if (!(await deps.protection.signupAllowed(input.ip))) return fail({ kind: 'too_many_signups' });
       if (requiresUsername && username && (await deps.storage.users.findOne(deps.tenantId, { connection: connection.name, username }))) {
         return fail({ kind: 'username_exists' });
       }

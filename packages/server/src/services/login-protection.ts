@@ -134,6 +134,28 @@ export function loginProtection(deps: LoginProtectionDeps) {
       }
     },
 
+    /**
+     * Suspicious-IP throttling of signups (`pre-user-registration`): each signup from an address uses an attempt,
+     * one coming back every `rate` milliseconds. True when the address may sign up now (and it is counted).
+     */
+    async signupAllowed(ip: string): Promise<boolean> {
+      const throttling = await deps.settings.get('suspicious-ip-throttling');
+      if (!throttling.enabled || throttling.allowlist.includes(ip)) return true;
+      const stage = throttling.stage['pre-user-registration'];
+      const key = keyOf(`signup\n${ip}`);
+      const now = deps.now();
+      const at = now.toISOString();
+      return storage.exclusive(`latchkey:ip:${key}`, async (repos) => {
+        const stored = live(await repos.artifacts.get<FailureCount>(tenantId, 'ip_failures', key), at);
+        const used = ipCount(stored?.data, stage.rate, now.getTime());
+        if (used >= stage.max_attempts && throttling.shields.includes('block')) return false;
+        const count = used + 1;
+        await repos.artifacts.remove(tenantId, 'ip_failures', key);
+        await repos.artifacts.insert(tenantId, 'ip_failures', { id: key, data: { count, at: now.getTime() }, createdAt: at, expiresAt: new Date(now.getTime() + count * stage.rate).toISOString() });
+        return true;
+      });
+    },
+
     /** A successful login ends the account's run of failures from that address. */
     async succeeded(input: { identifier: string; ip: string }): Promise<void> {
       await storage.artifacts.remove(tenantId, 'login_failures', await pairKey(input.identifier, input.ip));

@@ -67,6 +67,7 @@ export function signupRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         if (!EMAIL_SHAPE.test(email) || !form.password || (requiresUsername && !/^[A-Za-z0-9_.+-]{1,128}$/.test(username))) return again('missing-fields');
         const problem = await passwordProblem(registry, connection.name, form.password, { email, ...(requiresUsername ? { username } : {}) });
         if (problem) return again(problem.errorCode, problem.errorDescription);
+        if (!(await registry.loginProtection.signupAllowed(request.ip))) return again('suspicious-signups');
         let userId: string;
         try {
           const user = await users.create({ connection: connection.name, email, password: form.password, ...(requiresUsername ? { username } : {}) });

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { crossOriginAuthenticate } from '../../oauth/cross-origin-login.js';
+import { crossOriginAuthenticate, PASSWORDLESS_OTP } from '../../oauth/cross-origin-login.js';
 import { AccessDenied, InvalidRequest } from '../../oauth/errors.js';
 import type { Registry } from '../../registry.js';
 import { setCoVerifierCookie } from '../login/cookies.js';
 
-// Every field is checked by the protocol core, which answers with the platform's own wording; the schema only
-// bounds sizes and documents the fields.
-const field = (description: string, maxLength = 1024) => Type.Optional(Type.Unknown({ description, maxLength }));
+// The schema documents and bounds the fields; whatever it refuses, the protocol core refuses again in the
+// platform's own wording (it gets the raw body), so the answer is the same either way.
+const field = (description: string, maxLength = 1024) => Type.Optional(Type.String({ description, maxLength }));
 const AuthenticateBody = Type.Object(
   {
     client_id: field('The application (cross-origin authentication on).', 128),
@@ -41,7 +41,13 @@ export function crossOriginRoutes(registry: Registry): FastifyPluginAsyncTypebox
         schema: { tags: ['authentication'], summary: 'Cross-origin login', body: AuthenticateBody, response: { 200: Ticket, '4xx': OAuthErrorBody } },
       },
       async (request, reply) => {
-        const body = request.validationError || typeof request.body !== 'object' || request.body === null ? {} : (request.body as Record<string, unknown>);
+        const raw: unknown = request.body;
+        const body = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+        if (request.validationError && Object.values(body).every((value) => typeof value === 'string')) {
+          // Strings beyond a length bound: the core's wording for an invalid body.
+          const fields = body.credential_type === PASSWORDLESS_OTP ? 'client_id, credential_type, username, otp, realm' : 'client_id, credential_type, username, password, realm';
+          throw new InvalidRequest(`Invalid request body. All and only of ${fields} are required.`);
+        }
         const ticket = await crossOriginAuthenticate(body, request.ip, {
           config: registry.oauthConfig,
           databaseLogin: registry.userGrants.databaseLogin,

@@ -89,6 +89,13 @@ function failureBody(failure: SignupFailure): DbError {
       return { status: 400, name: 'PasswordNoUserInfoError', code: 'password_no_user_info_error', message: 'Password is based on user information', description: 'Password is based on user information' };
     case 'password_leaked':
       return { status: 400, name: 'BadRequestError', code: 'password_leaked', description: 'This password was disclosed in a data breach (not in this application): choose another one.' };
+    case 'too_many_signups':
+      return {
+        status: 429,
+        name: 'TooManyAttemptsError',
+        code: 'too_many_attempts',
+        description: 'We have detected suspicious signup behavior and further attempts will be blocked. Please contact the administrator.',
+      };
     case 'user_exists':
       return { status: 400, name: 'BadRequestError', code: 'user_exists', description: 'The user already exists.' };
     case 'username_exists':
@@ -113,6 +120,7 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
     tenantId: registry.tenantId,
     breached: registry.breached,
     attackProtection: registry.attackProtection,
+    protection: registry.loginProtection,
     now: registry.now,
   });
   const tags = ['authentication'];
@@ -137,6 +145,7 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
           username: body.username,
           profile,
           userMetadata: body.user_metadata,
+          ip: request.ip,
         });
         if (!result.ok) return sendFailure(reply, result.failure);
         const { user } = result;

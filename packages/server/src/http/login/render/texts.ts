@@ -57,6 +57,7 @@ const en: Catalogue = {
     'wrong-credentials': 'Wrong username or password.',
     'user-blocked': 'This account is blocked. Contact the administrator of the application.',
     'too-many-attempts': 'Your account has been blocked after multiple consecutive login attempts. We have sent you an e-mail with instructions on how to unblock it.',
+    'suspicious-signups': 'We have detected suspicious signup behavior and further attempts will be blocked. Please contact the administrator.',
     'suspicious-ip': 'We have detected suspicious login behavior and further attempts will be blocked. Please contact the administrator.',
     'password-leaked': 'This password was disclosed in a data breach (not in this application). Reset your password to log in: use "Forgot your password?" below.',
     'missing-fields': 'Fill in every field with a valid value.',
