@@ -5,15 +5,12 @@ import { CookieClient, decodeEntities, inputValue } from './support/browser-clie
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
+import { postJson } from './support/json-post.js';
 import { DIALECTS } from './support/services.js';
 
 const REALM = 'http://auth0.com/oauth/grant-type/password-realm';
 
-async function post(server: TestServer, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, text, json: (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
+const post = postJson;
 
 const passwordLogin = (server: TestServer, fx: LoginFixture, username: string, password: string) =>
   post(server, '/oauth/token', { grant_type: REALM, client_id: fx.web.clientId, client_secret: fx.web.clientSecret, username, password, realm: fx.connection, scope: 'openid' });

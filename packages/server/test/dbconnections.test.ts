@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
+import { postJson } from './support/json-post.js';
 import { DIALECTS } from './support/services.js';
 
 const STRONG = 'Str0ng-enough!';
@@ -17,17 +18,7 @@ describe.each(DIALECTS)('/dbconnections signup and change_password over a real s
   });
   afterAll(async () => server?.close());
 
-  async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-    const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    const text = await response.text();
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      json = {};
-    }
-    return { status: response.status, headers: response.headers, text, json };
-  }
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(server, path, body, headers);
 
   const signup = (body: Record<string, unknown>, headers?: Record<string, string>) =>
     post('/dbconnections/signup', { client_id: fx.spa.clientId, connection: fx.connection, ...body }, headers);

@@ -4,6 +4,7 @@ import { CookieClient, decodeEntities } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
+import { postJson } from './support/json-post.js';
 import { DIALECTS } from './support/services.js';
 
 const OTP_GRANT = 'http://auth0.com/oauth/grant-type/passwordless/otp';
@@ -28,11 +29,7 @@ describe.each(DIALECTS)('passwordless e-mail and SMS over a real socket (%s)', (
   });
   afterAll(async () => server?.close());
 
-  async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-    const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, text, json: (text.startsWith('{') ? JSON.parse(text) : {}) as Record<string, unknown> };
-  }
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postJson(server, path, body, headers);
 
   const start = (body: Record<string, unknown>) => post('/passwordless/start', { client_id: fx.web.clientId, ...body });
   const otpToken = (username: string, otp: string, realm = emailConnection) =>

@@ -93,6 +93,26 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
   return { kind: 'signed_in', sessionHandle: created.handle, answer: await completeAuthorization(request, target.client, created.session, deps) };
 }
 
+/**
+ * Trusts the redirect URI (or answers with the error page), then runs `work`; an OAuthError from `work` goes back
+ * to the trusted redirect URI in its response mode.
+ */
+async function withTrustedTarget(raw: RawParams, deps: AuthorizeDeps, work: (target: TrustedTarget) => Promise<AuthorizeOutcome>): Promise<AuthorizeOutcome> {
+  let target: TrustedTarget;
+  try {
+    target = await trustRedirect(raw, deps.config);
+  } catch (error) {
+    if (error instanceof UntrustedRequest) return { kind: 'untrusted', error: error.error, description: error.description };
+    throw error;
+  }
+  try {
+    return await work(target);
+  } catch (error) {
+    if (error instanceof OAuthError) return { kind: 'answer', answer: errorAnswer(target, error) };
+    throw error;
+  }
+}
+
 /** Who a step before the authorization request authenticated (a passwordless link or code). */
 export interface AuthenticatedUser {
   userId: string;
@@ -111,23 +131,13 @@ export async function authorizeAuthenticated(
   deps: AuthorizeDeps,
   authenticate: (request: AuthorizeRequest) => Promise<AuthenticatedUser>,
 ): Promise<AuthorizeOutcome> {
-  let target: TrustedTarget;
-  try {
-    target = await trustRedirect(raw, deps.config);
-  } catch (error) {
-    if (error instanceof UntrustedRequest) return { kind: 'untrusted', error: error.error, description: error.description };
-    throw error;
-  }
-  try {
+  return withTrustedTarget(raw, deps, async (target) => {
     const request = await checkRequest(raw, target, deps.config);
     const user = await authenticate(request);
     await deps.sessions.end(browser.sessionHandle);
     const { handle, session } = await deps.sessions.create({ ...user, clientId: request.clientId });
     return { kind: 'signed_in', sessionHandle: handle, answer: await completeAuthorization(request, target.client, session, deps) };
-  } catch (error) {
-    if (error instanceof OAuthError) return { kind: 'answer', answer: errorAnswer(target, error) };
-    throw error;
-  }
+  });
 }
 
 /**
@@ -135,14 +145,7 @@ export async function authorizeAuthenticated(
  * or start a login transaction for the hosted pages.
  */
 export async function authorize(raw: RawParams, browser: BrowserState, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
-  let target: TrustedTarget;
-  try {
-    target = await trustRedirect(raw, deps.config);
-  } catch (error) {
-    if (error instanceof UntrustedRequest) return { kind: 'untrusted', error: error.error, description: error.description };
-    throw error;
-  }
-  try {
+  return withTrustedTarget(raw, deps, async (target) => {
     const request = await checkRequest(raw, target, deps.config);
     if (request.connection !== undefined) {
       const connection = await deps.storage.connections.findOne(deps.tenantId, { name: request.connection });
@@ -162,8 +165,5 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
     if (request.prompt.includes('none')) throw new LoginRequired();
     const { handle, transaction } = await deps.transactions.create(request);
     return { kind: 'login', handle, transaction };
-  } catch (error) {
-    if (error instanceof OAuthError) return { kind: 'answer', answer: errorAnswer(target, error) };
-    throw error;
-  }
+  });
 }

@@ -33,10 +33,15 @@ async function passwordLogin(grantType: string, realm: string | undefined, { par
   if (!realm) throw new InvalidRequest('Missing required parameter: realm');
   const result = await users.databaseLogin.login({ connection: realm, clientId: client.clientId, username: params.username, password: params.password, ip });
   if (!result.ok) throw failure(result);
+  return freshLoginTokens({ params, client, users }, result.userId);
+}
+
+/** Tokens of a login that just happened at the token endpoint (password or one-time code): a new grant. */
+export function freshLoginTokens({ params, client, users }: Pick<GrantContext, 'params' | 'client' | 'users'>, userId: string) {
   return users.userTokens.tokenResponse({
     clientId: client.clientId,
     client: client.data,
-    userId: result.userId,
+    userId,
     scopes: splitScope(params.scope),
     audience: params.audience,
     authTime: Math.floor(users.now().getTime() / 1000),

@@ -1,8 +1,7 @@
-import { randomId } from '../../crypto/random.js';
 import type { OtpFailure } from '../../services/passwordless.js';
 import { BlockedUser, InvalidGrant, InvalidRequest, OAuthError, UnauthorizedClient } from '../errors.js';
-import { splitScope } from '../scopes.js';
 import type { Grant } from './grant.js';
+import { freshLoginTokens } from './password-realm.js';
 
 export const PASSWORDLESS_OTP_GRANT = 'http://auth0.com/oauth/grant-type/passwordless/otp';
 
@@ -33,16 +32,6 @@ export const passwordlessOtpGrant: Grant = {
     const checked = await users.passwordless.check({ clientId: client.clientId, connection: params.realm ?? '', address: params.username ?? '', code: params.otp ?? '', spend: true });
     if (!checked.ok) throw otpFailure(checked.failure, params.username?.trim().startsWith('+') ? 'sms' : 'email');
     if (!checked.userId) throw new InvalidGrant('Wrong email or verification code.');
-    return users.userTokens.tokenResponse({
-      clientId: client.clientId,
-      client: client.data,
-      userId: checked.userId,
-      scopes: splitScope(params.scope),
-      audience: params.audience,
-      authTime: Math.floor(users.now().getTime() / 1000),
-      grantId: randomId(32),
-      certificateThumbprint: client.certificateThumbprint,
-      idTokenSecret: client.secret,
-    });
+    return freshLoginTokens({ params, client, users }, checked.userId);
   },
 };
