@@ -83,6 +83,13 @@ describe.each(DIALECTS)('brute-force protection and user blocks over a real sock
     expect((await passwordLogin(server, fx, email, fx.user.password)).status).toBe(200);
   });
 
+  it('a burst of concurrent guesses gets exactly max_attempts tries before the block', async () => {
+    const email = `burst-${dialect}@example.com`;
+    await api('POST', '/users', { connection: fx.connection, email, password: fx.user.password });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => passwordLogin(server, fx, email, 'wrong')));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([403, 403, 403, 429, 429, 429, 429, 429]);
+  });
+
   it('says so on the hosted login page', async () => {
     const email = `page-${dialect}@example.com`;
     await api('POST', '/users', { connection: fx.connection, email, password: fx.user.password });

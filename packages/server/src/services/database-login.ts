@@ -1,6 +1,7 @@
 import type { Storage } from '../storage/storage.js';
 import type { AttackProtectionSettings } from './attack-protection-settings.js';
 import type { BreachedPasswords } from './breached-passwords.js';
+import { keyedSerial } from './keyed-serial.js';
 import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
 import { hashPassword, verifyPassword } from './passwords.js';
@@ -35,6 +36,7 @@ let decoyHash: Promise<string> | undefined;
  */
 export function databaseLogin(deps: DatabaseLoginDeps) {
   const { storage, tenantId } = deps;
+  const serially = keyedSerial();
 
   async function findConnection(name: string, clientId: string): Promise<ConnectionData | DatabaseLoginFailure> {
     const connection = (await deps.databaseConnections()).find((candidate) => candidate.name === name);
@@ -51,36 +53,44 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
 
     findConnection,
 
-    /** `username` is an e-mail address, or a user name on connections that have them. */
-    async login(input: { connection: string; clientId: string; username: string; password: string; ip: string }): Promise<DatabaseLoginResult> {
-      const connection = await findConnection(input.connection, input.clientId);
-      if (typeof connection === 'string') return { ok: false, reason: connection };
-      const name = input.username.trim();
-      const gate = await deps.protection.gate({ identifier: name, ip: input.ip });
-      if (gate === 'blocked') return { ok: false, reason: 'too_many_attempts' };
-      if (gate === 'ip_throttled') return { ok: false, reason: 'ip_throttled' };
-      const byEmail = name.includes('@');
-      const where = byEmail ? { connection: connection.name, email: name.toLowerCase() } : { connection: connection.name, username: name };
-      const record = await storage.users.findOne(tenantId, where);
-      if (!record?.columns.password_hash) {
-        await verifyPassword(input.password, await (decoyHash ??= hashPassword(`decoy-${Math.random()}`)));
-        await deps.protection.failed({ identifier: name, ip: input.ip, connection: connection.name });
-        return { ok: false, reason: 'wrong_credentials' };
-      }
-      if (!(await verifyPassword(input.password, record.columns.password_hash))) {
-        await deps.protection.failed({ identifier: name, ip: input.ip, connection: connection.name, user: { id: record.id, email: record.data.email } });
-        return { ok: false, reason: 'wrong_credentials' };
-      }
-      if (record.data.blocked) return { ok: false, reason: 'blocked' };
-      const detection = await deps.attackProtection.get('breached-password-detection');
-      if (detection.enabled && detection.shields.includes('block') && (await deps.breached.isBreached(input.password))) return { ok: false, reason: 'password_leaked' };
-      await deps.protection.succeeded({ identifier: name, ip: input.ip });
-      const at = deps.now().toISOString();
-      const user: UserData = { ...record.data, logins_count: record.data.logins_count + 1, last_login: at };
-      await storage.users.update(tenantId, record.id, { data: user });
-      return { ok: true, userId: record.id, connection: connection.name, user };
+    /**
+     * `username` is an e-mail address, or a user name on connections that have them. Attempts for one account from one address run one at a time (in this process): a burst of guesses cannot
+     * all pass the brute-force gate before the block lands, so wrong guesses cost at most `max_attempts`
+     * argon2id verifications, not one per concurrent request.
+     */
+    login(input: { connection: string; clientId: string; username: string; password: string; ip: string }): Promise<DatabaseLoginResult> {
+      return serially(`${input.connection}\n${input.username.trim().toLowerCase()}\n${input.ip}`, () => attempt(input));
     },
   };
+
+  async function attempt(input: { connection: string; clientId: string; username: string; password: string; ip: string }): Promise<DatabaseLoginResult> {
+    const connection = await findConnection(input.connection, input.clientId);
+    if (typeof connection === 'string') return { ok: false, reason: connection };
+    const name = input.username.trim();
+    const gate = await deps.protection.gate({ identifier: name, ip: input.ip });
+    if (gate === 'blocked') return { ok: false, reason: 'too_many_attempts' };
+    if (gate === 'ip_throttled') return { ok: false, reason: 'ip_throttled' };
+    const byEmail = name.includes('@');
+    const where = byEmail ? { connection: connection.name, email: name.toLowerCase() } : { connection: connection.name, username: name };
+    const record = await storage.users.findOne(tenantId, where);
+    if (!record?.columns.password_hash) {
+      await verifyPassword(input.password, await (decoyHash ??= hashPassword(`decoy-${Math.random()}`)));
+      await deps.protection.failed({ identifier: name, ip: input.ip, connection: connection.name });
+      return { ok: false, reason: 'wrong_credentials' };
+    }
+    if (!(await verifyPassword(input.password, record.columns.password_hash))) {
+      await deps.protection.failed({ identifier: name, ip: input.ip, connection: connection.name, user: { id: record.id, email: record.data.email } });
+      return { ok: false, reason: 'wrong_credentials' };
+    }
+    if (record.data.blocked) return { ok: false, reason: 'blocked' };
+    const detection = await deps.attackProtection.get('breached-password-detection');
+    if (detection.enabled && detection.shields.includes('block') && (await deps.breached.isBreached(input.password))) return { ok: false, reason: 'password_leaked' };
+    await deps.protection.succeeded({ identifier: name, ip: input.ip });
+    const at = deps.now().toISOString();
+    const user: UserData = { ...record.data, logins_count: record.data.logins_count + 1, last_login: at };
+    await storage.users.update(tenantId, record.id, { data: user });
+    return { ok: true, userId: record.id, connection: connection.name, user };
+  }
 }
 
 export type DatabaseLogin = ReturnType<typeof databaseLogin>;

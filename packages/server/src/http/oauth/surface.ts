@@ -2,6 +2,9 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { OAuthError } from '../../oauth/errors.js';
 import type { Registry } from '../../registry.js';
 
+/** How long an answer over the rate limit is held back. */
+export const REJECTION_DELAY_MS = 1000;
+
 /** Spec, Errors 3: the 429 names the headers to look at. */
 export const TOO_MANY_REQUESTS = 'Too many requests. Check the X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset headers.';
 
@@ -20,6 +23,10 @@ export function authRateLimit(app: FastifyInstance, registry: Registry) {
       'x-ratelimit-reset': String(decision.reset),
     });
     if (!decision.allowed) {
+      // Tarpit: a client over its limit waits before hearing so. Each of its connections then costs it a second
+      // per request instead of costing this process a full CPU share, which is what real users' logins
+      // (argon2id on the same CPUs) need during an attack (bench/attack.ts).
+      await new Promise((resolve) => setTimeout(resolve, REJECTION_DELAY_MS));
       return reply.code(429).header('retry-after', String(decision.retryAfterSeconds)).send({ error: 'too_many_requests', error_description: TOO_MANY_REQUESTS });
     }
   });
