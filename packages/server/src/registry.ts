@@ -117,6 +117,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const outbox = localOutbox(config.dataDir, now);
     const delivery = createDelivery(config.delivery, outbox);
     const notifier = deliveryNotifier(delivery, log);
+    const resets = passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now });
     const protection = loginProtection({ storage, tenantId, handleKey, settings: attackProtection, notifier, issuer: config.issuer, now });
     const opaqueTokens = opaqueTokenCodec(secret.key('opaque-access-token'));
     return {
@@ -132,7 +133,19 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       oauthConfig,
       userGrants: {
         userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, handleKey, opaqueTokens, now }),
-        databaseLogin: databaseLogin({ storage, tenantId, databaseConnections: oauthConfig.databaseConnections, protection, breached, attackProtection, now }),
+        databaseLogin: databaseLogin({
+          storage,
+          tenantId,
+          databaseConnections: oauthConfig.databaseConnections,
+          protection,
+          breached,
+          attackProtection,
+          notifyLeakedPassword: async (user, clientId) => {
+            const url = await resets.create({ userId: user.id, clientId });
+            await notifier.passwordLeaked({ email: user.email, url, clientName: (await oauthConfig.client(clientId))?.data.name ?? '' });
+          },
+          now,
+        }),
         passwordless: passwordless({ storage, config: oauthConfig, tenantId, handleKey, now }),
         handleKey,
         now,
@@ -141,7 +154,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       sessionLifetimes: SESSION_LIFETIMES,
       transactions: loginTransactions({ storage, tenantId, handleKey, now }),
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
-      passwordResets: passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now }),
+      passwordResets: resets,
       notifier,
       delivery,
       outbox,

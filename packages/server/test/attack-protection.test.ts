@@ -194,6 +194,20 @@ describe('breached-password detection', () => {
     expect((await api('GET', '/users-by-email?email=new-leaky%40example.com')).body).toEqual([]);
   });
 
+  it('with user_notification, e-mails the user a link to choose a new password, which then lets them in', async () => {
+    expect((await api('PATCH', '/attack-protection/breached-password-detection', { shields: ['block', 'user_notification'] })).status).toBe(200);
+    expect((await api('POST', '/users', { connection: fx.connection, email: 'notified@example.com', password: 'iloveyou1' })).status).toBe(201);
+    expect((await passwordLogin(server, fx, 'notified@example.com', 'iloveyou1')).json.error).toBe('password_leaked');
+    const mail = (await server.registry.outbox.recent()).find((entry) => entry.message.to === 'notified@example.com');
+    expect(mail?.channel === 'email' ? mail.message.subject : '').toBe('Your password was found in a data breach');
+    const link = /(https?:\/\/\S+\/u\/reset-password\?ticket=[\w-]+)/.exec(mail?.channel === 'email' ? mail.message.text : '')?.[1] ?? '';
+    const browser = new CookieClient(server.url);
+    const form = await (await browser.get(decodeEntities(link))).text();
+    const fields = { ticket: inputValue(form, 'ticket') ?? '', _csrf: inputValue(form, '_csrf') ?? '' };
+    expect((await browser.postForm('/u/reset-password', { ...fields, password: 'A-fresh-Passw0rd', 'password-confirmation': 'A-fresh-Passw0rd' })).status).toBe(200);
+    expect((await passwordLogin(server, fx, 'notified@example.com', 'A-fresh-Passw0rd')).status).toBe(200);
+  });
+
   it('falls back to the local list when the range API is down', async () => {
     await new Promise((resolve) => range.close(resolve));
     expect((await passwordLogin(server, fx, 'ranged@example.com', RANGE_ONLY)).status).toBe(200);

@@ -21,6 +21,8 @@ export interface DatabaseLoginDeps {
   protection: LoginProtection;
   breached: BreachedPasswords;
   attackProtection: AttackProtectionSettings;
+  /** Breached-password detection with `user_notification`: tell the user, with a way to choose a new password. */
+  notifyLeakedPassword: (user: { id: string; email: string }, clientId: string) => Promise<void>;
   now: () => Date;
 }
 
@@ -84,7 +86,10 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
     }
     if (record.data.blocked) return { ok: false, reason: 'blocked' };
     const detection = await deps.attackProtection.get('breached-password-detection');
-    if (detection.enabled && detection.shields.includes('block') && (await deps.breached.isBreached(input.password))) return { ok: false, reason: 'password_leaked' };
+    if (detection.enabled && detection.shields.includes('block') && (await deps.breached.isBreached(input.password))) {
+      if (detection.shields.includes('user_notification') && record.data.email) await deps.notifyLeakedPassword({ id: record.id, email: record.data.email }, input.clientId);
+      return { ok: false, reason: 'password_leaked' };
+    }
     await deps.protection.succeeded({ identifier: name, ip: input.ip });
     const at = deps.now().toISOString();
     const user: UserData = { ...record.data, logins_count: record.data.logins_count + 1, last_login: at };

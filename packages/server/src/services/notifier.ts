@@ -8,6 +8,7 @@ export interface Notifier {
   verificationCode(message: { email?: string | undefined; phoneNumber?: string | undefined; code: string; clientName: string; minutes: number }): Promise<void>;
   magicLink(message: { email: string; url: string; clientName: string; minutes: number }): Promise<void>;
   accountBlocked(message: { email: string; url: string; ip: string }): Promise<void>;
+  passwordLeaked(message: { email: string; url: string; clientName: string }): Promise<void>;
 }
 
 export function deliveryNotifier(delivery: Delivery, log: Logger): Notifier {
@@ -29,6 +30,13 @@ export function deliveryNotifier(delivery: Delivery, log: Logger): Notifier {
     },
     async magicLink({ email, url, clientName, minutes }) {
       await delivery.email(templates.magicLink(email, { url, application: clientName || 'your application', minutes }));
+    },
+    async passwordLeaked({ email, url, clientName }) {
+      try {
+        await delivery.email(templates.passwordLeaked(email, { url, application: clientName || 'your application' }));
+      } catch (error) {
+        log.error({ err: error, kind: 'password_leaked' }, 'could not deliver an e-mail');
+      }
     },
     async accountBlocked({ email, url, ip }) {
       try {

@@ -35,6 +35,16 @@ export const templates = {
       [`Someone asked to reset the password of your ${input.application} account.`, 'If it was you, use the link below. If not, ignore this message: your password stays as it is.'],
       { url: input.url, label: 'Reset password' },
     ),
+  passwordLeaked: (to: string, input: { url: string; application: string }) =>
+    email(
+      to,
+      'Your password was found in a data breach',
+      [
+        `Someone just logged in to ${input.application} with your password, and that password appears in a public list of passwords leaked from other services. The login was blocked.`,
+        'Choose a new password with the link below before you log in again.',
+      ],
+      { url: input.url, label: 'Choose a new password' },
+    ),
   accountBlocked: (to: string, input: { url: string; ip: string }) =>
     email(
       to,
