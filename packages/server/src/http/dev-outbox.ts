@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Registry } from '../registry.js';
-import { escapeHtml } from './oauth/answer-pages.js';
+import { escapeHtml } from '../text/html.js';
 
 /**
  * `GET /dev/outbox` (development only, never registered when NODE_ENV=production): the messages that went to

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
-import { escapeHtml } from '../oauth/answer-pages.js';
+import { escapeHtml } from '../../text/html.js';
 
 const TicketQuery = Type.Object({ ticket: Type.String({ minLength: 1, maxLength: 128 }) });
 

@@ -1,17 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { AuthorizationAnswer } from '../../oauth/authorize/response.js';
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
-}
-
-/** JSON that can sit inside a <script> element: nothing in it can close the element or end a JS string early. */
-export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+import { escapeHtml, jsonForScript } from '../../text/html.js';
 
 function formPostPage(action: string, fields: Record<string, string>, nonce: string): string {
   const inputs = Object.entries(fields)

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { escapeHtml, jsonForScript } from './answer-pages.js';
+import { escapeHtml, jsonForScript } from '../../text/html.js';
 
 /**
  * The page `/authorize` shows when a login ticket arrives without its verifier cookie (the browser blocked the

@@ -1,7 +1,6 @@
 import type { EmailMessage } from './channels.js';
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escape = (text: string) => text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
+import { escapeHtml as escape } from '../../text/html.js';
 
 /** One e-mail layout: a heading, paragraphs, and optionally one button-like link. Everything is escaped. */
 function email(to: string, subject: string, paragraphs: string[], link?: { url: string; label: string }): EmailMessage {
