@@ -138,6 +138,12 @@ describe.each(DIALECTS)('passwordless e-mail and SMS over a real socket (%s)', (
     expect((await start({ connection: smsConnection, phone_number: '5550001111' })).json.error).toBe('bad.phone_number');
     expect((await start({ connection: emailConnection, email: 'a@example.com', phone_number: '+15550001111' })).json.error).toBe('invalid_request');
     expect((await start({ connection: smsConnection, phone_number: '+15550003333', send: 'link' })).json.error).toBe('invalid_request');
+    expect((await start({ connection: emailConnection, phone_number: `field-${dialect}@example.com` })).json.error_description).toBe('This connection sends to an email.');
+    // Refused starts leave no code behind.
+    const codes = await server.registry.storage.artifacts.listLive(server.registry.tenantId, 'otp', {}, new Date().toISOString());
+    const identifiers = codes.map((artifact) => (artifact.data as { identifier: string }).identifier);
+    expect(identifiers).not.toContain('+15550003333');
+    expect(identifiers).not.toContain(`field-${dialect}@example.com`);
     expect((await start({ connection: emailConnection, email: 'a@example.com', send: 'fax' })).status).toBe(400);
     expect((await post('/passwordless/start', { client_id: 'nope', connection: emailConnection, email: 'a@example.com' })).json.error).toBe('invalid_client');
 

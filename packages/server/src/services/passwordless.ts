@@ -23,7 +23,16 @@ interface OtpData {
   wrong_tries: number;
 }
 
-export type PasswordlessStartFailure = 'unknown_client' | 'unknown_connection' | 'bad_email' | 'bad_phone_number' | 'signup_disabled';
+export type PasswordlessStartFailure =
+  | 'unknown_client'
+  | 'unknown_connection'
+  | 'bad_email'
+  | 'bad_phone_number'
+  | 'signup_disabled'
+  /** An e-mail connection given a phone_number field, or the other way round. */
+  | 'wrong_address_field'
+  /** Magic links go by e-mail only. */
+  | 'link_by_sms';
 
 export type OtpFailure = 'unknown_connection' | 'wrong_code' | 'too_many_tries' | 'blocked' | 'signup_disabled';
 
@@ -72,7 +81,7 @@ export function passwordless(deps: PasswordlessDeps) {
     identifierOf,
 
     /** Issues a code for the address; the caller delivers it (as a code or inside a link). */
-    async start(input: { clientId: string; connection: string; address: string }): Promise<
+    async start(input: { clientId: string; connection: string; address: string; field: 'email' | 'phone_number'; send: 'code' | 'link' | undefined }): Promise<
       { ok: true; code: string; connection: ConnectionData; identifier: string; id: string } | { ok: false; failure: PasswordlessStartFailure }
     > {
       if (!(await deps.config.client(input.clientId))) return { ok: false, failure: 'unknown_client' };
@@ -80,6 +89,9 @@ export function passwordless(deps: PasswordlessDeps) {
       if (!connection) return { ok: false, failure: 'unknown_connection' };
       const identifier = identifierOf(connection, input.address);
       if (!identifier) return { ok: false, failure: connection.strategy === 'email' ? 'bad_email' : 'bad_phone_number' };
+      // Every refusal comes before a code exists: a refused start leaves nothing behind.
+      if ((connection.strategy === 'email') !== (input.field === 'email')) return { ok: false, failure: 'wrong_address_field' };
+      if (input.send === 'link' && connection.strategy === 'sms') return { ok: false, failure: 'link_by_sms' };
       if (connection.options.disable_signup === true && !(await findUser(connection, identifier))) return { ok: false, failure: 'signup_disabled' };
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       const id = otpId(connection.name, identifier);

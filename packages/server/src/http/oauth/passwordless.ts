@@ -49,7 +49,7 @@ const Started = Type.Object(
 /** Parameters of a magic link that are the link's own, not authorization parameters. */
 const LINK_OWN = new Set(['client_id', 'connection', 'email', 'phone_number', 'verification_code']);
 
-function startFailure(failure: PasswordlessStartFailure): OAuthError {
+function startFailure(failure: PasswordlessStartFailure, field: 'email' | 'phone_number'): OAuthError {
   switch (failure) {
     case 'unknown_client':
       return new OAuthError('invalid_client', 'Unknown client.', 401);
@@ -61,6 +61,10 @@ function startFailure(failure: PasswordlessStartFailure): OAuthError {
       return new OAuthError('bad.phone_number', 'The phone number is not valid: use the international format, e.g. +15551234567.', 400);
     case 'signup_disabled':
       return new OAuthError('access_denied', 'Public signup is disabled for this connection.', 403);
+    case 'wrong_address_field':
+      return new InvalidRequest(field === 'email' ? 'This connection sends to a phone_number.' : 'This connection sends to an email.');
+    case 'link_by_sms':
+      return new InvalidRequest('Magic links go by e-mail only: use send=code for text messages.');
   }
 }
 
@@ -86,13 +90,12 @@ export function passwordlessRoutes(registry: Registry): FastifyPluginAsyncTypebo
       async (request, reply) => {
         const body = request.body;
         const address = addressOf(body);
-        const started = await service.start({ clientId: body.client_id, connection: body.connection, address });
-        if (!started.ok) throw startFailure(started.failure);
+        const field = body.email !== undefined ? 'email' : 'phone_number';
+        const started = await service.start({ clientId: body.client_id, connection: body.connection, address, field, send: body.send });
+        if (!started.ok) throw startFailure(started.failure, field);
         const { connection, identifier, code } = started;
         const isEmail = connection.strategy === 'email';
-        if (isEmail !== (body.email !== undefined)) throw new InvalidRequest(isEmail ? 'This connection sends to an email.' : 'This connection sends to a phone_number.');
         const send = body.send ?? (isEmail ? 'link' : 'code');
-        if (send === 'link' && !isEmail) throw new InvalidRequest('Magic links go by e-mail only: use send=code for text messages.');
         const clientName = (await registry.oauthConfig.client(body.client_id))?.data.name ?? '';
         const minutes = OTP_SECONDS / 60;
         if (send === 'code') {
