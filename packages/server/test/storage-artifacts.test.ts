@@ -82,6 +82,20 @@ describe.each(DIALECTS)('artifacts repository (%s)', (dialect) => {
     expect(await storage.artifacts.listLive(tenant, 'session', { subject: 'user-8' }, at(6))).toHaveLength(1);
   });
 
+  it('replaces an artifact whatever state it was in, and only within its tenant and kind', async () => {
+    await storage.artifacts.insert(tenant, 'otp', code('r1'));
+    await storage.artifacts.consume(tenant, 'otp', 'r1', at(1));
+    await storage.artifacts.insert('tenant-other', 'otp', code('r1'));
+    await storage.artifacts.insert(tenant, 'session', code('r1'));
+    await storage.artifacts.replace(tenant, 'otp', { ...code('r1'), data: { scope: 'replaced', n: [] }, expiresAt: at(120) });
+    const replaced = await storage.artifacts.get(tenant, 'otp', 'r1');
+    expect(replaced).toMatchObject({ data: { scope: 'replaced', n: [] }, consumedAt: null, expiresAt: at(120) });
+    expect((await storage.artifacts.get('tenant-other', 'otp', 'r1'))?.data).toEqual({ scope: 'openid', n: [1, 2] });
+    expect((await storage.artifacts.get(tenant, 'session', 'r1'))?.data).toEqual({ scope: 'openid', n: [1, 2] });
+    await storage.artifacts.replace(tenant, 'otp', code('r2'));
+    expect(await storage.artifacts.get(tenant, 'otp', 'r2')).toBeDefined();
+  });
+
   it('removes one artifact, and sweeps only expired ones', async () => {
     await storage.artifacts.insert(tenant, 'otp', { id: 'gone', data: {}, createdAt: at(0), expiresAt: at(100) });
     expect(await storage.artifacts.remove(tenant, 'otp', 'gone')).toBe(true);

@@ -1,7 +1,7 @@
 import { hmacSha256 } from '../crypto/deployment-secret.js';
 import { handleId, newHandle } from '../crypto/handles.js';
 import type { Storage } from '../storage/storage.js';
-import type { AttackProtectionSettings } from './attack-protection-settings.js';
+import type { AttackProtectionSettings, BruteForceProtection, ThrottleStage } from './attack-protection-settings.js';
 import type { Notifier } from './notifier.js';
 
 /** Consecutive failures are forgotten a day after the last one. */
@@ -47,10 +47,8 @@ export function loginProtection(deps: LoginProtectionDeps) {
   const keyOf = (text: string) => hmacSha256(deps.handleKey, text).toString('base64url');
   const normal = (identifier: string) => identifier.trim().toLowerCase();
 
-  async function pairKey(identifier: string, ip: string) {
-    const settings = await deps.settings.get('brute-force-protection');
-    return keyOf(settings.mode === 'count_per_identifier' ? `bf\n${normal(identifier)}` : `bf\n${normal(identifier)}\n${ip}`);
-  }
+  const pairKey = (mode: BruteForceProtection['mode'], identifier: string, ip: string) =>
+    keyOf(mode === 'count_per_identifier' ? `bf\n${normal(identifier)}` : `bf\n${normal(identifier)}\n${ip}`);
   const ipKey = (ip: string) => keyOf(`ip\n${ip}`);
   const live = <T>(artifact: { consumedAt: string | null; expiresAt: string; data: T } | undefined, now: string) =>
     artifact && artifact.consumedAt === null && artifact.expiresAt > now ? artifact : undefined;
@@ -61,13 +59,30 @@ export function loginProtection(deps: LoginProtectionDeps) {
     return Math.max(0, stored.count - Math.floor((nowMs - stored.at) / rate));
   }
 
+  /**
+   * Spends one attempt of an address's throttling bucket, under the bucket's lock; with `refuseWhenEmpty`, an
+   * empty bucket is not spent and false returned. The row lives until every attempt has come back.
+   */
+  function spendAttempt(key: string, stage: ThrottleStage, refuseWhenEmpty: boolean): Promise<boolean> {
+    const now = deps.now();
+    const at = now.toISOString();
+    return storage.exclusive(`latchkey:ip:${key}`, async (repos) => {
+      const stored = live(await repos.artifacts.get<FailureCount>(tenantId, 'ip_failures', key), at);
+      const used = ipCount(stored?.data, stage.rate, now.getTime());
+      if (refuseWhenEmpty && used >= stage.max_attempts) return false;
+      const count = used + 1;
+      await repos.artifacts.replace(tenantId, 'ip_failures', { id: key, data: { count, at: now.getTime() }, createdAt: at, expiresAt: new Date(now.getTime() + count * stage.rate).toISOString() });
+      return true;
+    });
+  }
+
   return {
     /** Before the password is checked: is this account blocked from this address, or the address throttled? */
     async gate(input: { identifier: string; ip: string }): Promise<LoginGate> {
       const now = deps.now();
       const bruteForce = await deps.settings.get('brute-force-protection');
       if (bruteForce.enabled && bruteForce.shields.includes('block') && !bruteForce.allowlist.includes(input.ip)) {
-        if (live(await storage.artifacts.get(tenantId, 'user_block', await pairKey(input.identifier, input.ip)), now.toISOString())) return 'blocked';
+        if (live(await storage.artifacts.get(tenantId, 'user_block', pairKey(bruteForce.mode, input.identifier, input.ip)), now.toISOString())) return 'blocked';
       }
       const throttling = await deps.settings.get('suspicious-ip-throttling');
       if (throttling.enabled && throttling.shields.includes('block') && !throttling.allowlist.includes(input.ip)) {
@@ -84,20 +99,15 @@ export function loginProtection(deps: LoginProtectionDeps) {
       const at = now.toISOString();
       const bruteForce = await deps.settings.get('brute-force-protection');
       if (bruteForce.enabled && !bruteForce.allowlist.includes(input.ip)) {
-        const key = await pairKey(input.identifier, input.ip);
+        const key = pairKey(bruteForce.mode, input.identifier, input.ip);
         const reached = await storage.exclusive(`latchkey:bf:${key}`, async (repos) => {
           const stored = live(await repos.artifacts.get<FailureCount>(tenantId, 'login_failures', key), at);
           const count = (stored?.data.count ?? 0) + 1;
           const expiresAt = new Date(now.getTime() + FAILURES_SECONDS * 1000).toISOString();
-          if (stored) await repos.artifacts.update(tenantId, 'login_failures', key, { count, at: now.getTime() }, at, expiresAt);
-          else {
-            await repos.artifacts.remove(tenantId, 'login_failures', key);
-            await repos.artifacts.insert(tenantId, 'login_failures', { id: key, data: { count, at: now.getTime() }, createdAt: at, expiresAt });
-          }
+          await repos.artifacts.replace(tenantId, 'login_failures', { id: key, data: { count, at: now.getTime() }, createdAt: at, expiresAt });
           if (count < bruteForce.max_attempts || !bruteForce.shields.includes('block')) return false;
-          await repos.artifacts.remove(tenantId, 'user_block', key);
           const block: UserBlock = { identifier: normal(input.identifier), ip: input.ip, connection: input.connection };
-          await repos.artifacts.insert(tenantId, 'user_block', {
+          await repos.artifacts.replace(tenantId, 'user_block', {
             id: key,
             family: `identifier:${block.identifier}`,
             subject: input.user?.id ?? null,
@@ -120,18 +130,7 @@ export function loginProtection(deps: LoginProtectionDeps) {
         }
       }
       const throttling = await deps.settings.get('suspicious-ip-throttling');
-      if (throttling.enabled && !throttling.allowlist.includes(input.ip)) {
-        const key = ipKey(input.ip);
-        const stage = throttling.stage['pre-login'];
-        await storage.exclusive(`latchkey:ip:${key}`, async (repos) => {
-          const stored = live(await repos.artifacts.get<FailureCount>(tenantId, 'ip_failures', key), at);
-          const count = ipCount(stored?.data, stage.rate, now.getTime()) + 1;
-          // Kept until every attempt has come back.
-          const expiresAt = new Date(now.getTime() + count * stage.rate).toISOString();
-          await repos.artifacts.remove(tenantId, 'ip_failures', key);
-          await repos.artifacts.insert(tenantId, 'ip_failures', { id: key, data: { count, at: now.getTime() }, createdAt: at, expiresAt });
-        });
-      }
+      if (throttling.enabled && !throttling.allowlist.includes(input.ip)) await spendAttempt(ipKey(input.ip), throttling.stage['pre-login'], false);
     },
 
     /**
@@ -141,24 +140,13 @@ export function loginProtection(deps: LoginProtectionDeps) {
     async signupAllowed(ip: string): Promise<boolean> {
       const throttling = await deps.settings.get('suspicious-ip-throttling');
       if (!throttling.enabled || throttling.allowlist.includes(ip)) return true;
-      const stage = throttling.stage['pre-user-registration'];
-      const key = keyOf(`signup\n${ip}`);
-      const now = deps.now();
-      const at = now.toISOString();
-      return storage.exclusive(`latchkey:ip:${key}`, async (repos) => {
-        const stored = live(await repos.artifacts.get<FailureCount>(tenantId, 'ip_failures', key), at);
-        const used = ipCount(stored?.data, stage.rate, now.getTime());
-        if (used >= stage.max_attempts && throttling.shields.includes('block')) return false;
-        const count = used + 1;
-        await repos.artifacts.remove(tenantId, 'ip_failures', key);
-        await repos.artifacts.insert(tenantId, 'ip_failures', { id: key, data: { count, at: now.getTime() }, createdAt: at, expiresAt: new Date(now.getTime() + count * stage.rate).toISOString() });
-        return true;
-      });
+      return spendAttempt(keyOf(`signup\n${ip}`), throttling.stage['pre-user-registration'], throttling.shields.includes('block'));
     },
 
     /** A successful login ends the account's run of failures from that address. */
     async succeeded(input: { identifier: string; ip: string }): Promise<void> {
-      await storage.artifacts.remove(tenantId, 'login_failures', await pairKey(input.identifier, input.ip));
+      const { mode } = await deps.settings.get('brute-force-protection');
+      await storage.artifacts.remove(tenantId, 'login_failures', pairKey(mode, input.identifier, input.ip));
     },
 
     /** The e-mailed link: lifts that one block (once). */

@@ -97,10 +97,9 @@ export function passwordless(deps: PasswordlessDeps) {
       const id = otpId(connection.name, identifier);
       const now = deps.now();
       const data: OtpData = { client_id: input.clientId, connection: connection.name, identifier, code_hash: codeHash(code), wrong_tries: 0 };
-      await storage.transaction(async (repos) => {
-        await repos.artifacts.remove(tenantId, 'otp', id);
-        await repos.artifacts.insert(tenantId, 'otp', { id, data, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + OTP_SECONDS * 1000).toISOString() });
-      });
+      await storage.transaction((repos) =>
+        repos.artifacts.replace(tenantId, 'otp', { id, data, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + OTP_SECONDS * 1000).toISOString() }),
+      );
       return { ok: true, code, connection, identifier, id: id.slice(0, 24) };
     },
 

@@ -53,7 +53,7 @@ export function artifactsRepository(db: Kysely<Database>) {
   const scoped = (tenantId: string, kind: ArtifactKind) =>
     db.selectFrom('artifacts').selectAll().where('tenant_id', '=', tenantId).where('kind', '=', kind);
 
-  return {
+  const repository = {
     /** False when an artifact with this id exists already (e.g. a replayed client-assertion `jti`). */
     async insert<Data>(tenantId: string, kind: ArtifactKind, artifact: NewArtifact<Data>): Promise<boolean> {
       const result = await db
@@ -72,6 +72,15 @@ export function artifactsRepository(db: Kysely<Database>) {
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    /**
+     * Writes the artifact whatever was stored under its id before (live, consumed or expired): counters and
+     * one-per-key state. Callers that must not lose a concurrent write hold a lock or run in a transaction.
+     */
+    async replace<Data>(tenantId: string, kind: ArtifactKind, artifact: NewArtifact<Data>): Promise<void> {
+      await db.deleteFrom('artifacts').where('tenant_id', '=', tenantId).where('kind', '=', kind).where('id', '=', artifact.id).execute();
+      await repository.insert(tenantId, kind, artifact);
     },
 
     /** The artifact, live or not: callers that care check `expiresAt` and `consumedAt` (replay detection does). */
@@ -157,6 +166,7 @@ export function artifactsRepository(db: Kysely<Database>) {
       return Number(result.numDeletedRows);
     },
   };
+  return repository;
 }
 
 export type ArtifactsRepository = ReturnType<typeof artifactsRepository>;
