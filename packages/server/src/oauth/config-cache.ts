@@ -4,6 +4,7 @@ import type { ConnectionData } from '../services/connections.js';
 import type { ResourceServerData } from '../services/resource-servers.js';
 import type { TenantDocument } from '../services/tenant-settings.js';
 import type { ChangedTable } from '../storage/repositories/index.js';
+import type { PageOf, PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
 
 export interface CachedClient {
@@ -29,6 +30,16 @@ const CACHED_TABLES: ReadonlySet<ChangedTable> = new Set(['clients', 'resource_s
  * process clears the cache at once; a write through another node is seen after at most `ttlMs`, which is the
  * documented propagation delay of a configuration change in a cluster (LATCHKEY_CONFIG_CACHE_SECONDS).
  */
+/** Every document of a paginated list, page after page. */
+async function everyPage<Data>(list: (window: PageWindow) => Promise<PageOf<{ data: Data }>>): Promise<Data[]> {
+  const all: Data[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await list({ offset, limit: 100 });
+    all.push(...page.items.map((record) => record.data));
+    if (offset + 100 >= page.total) return all;
+  }
+}
+
 export function oauthConfigCache(deps: OAuthConfigDeps) {
   const { storage, tenantId, ttlMs } = deps;
   const nowMs = deps.nowMs ?? Date.now;
@@ -62,25 +73,12 @@ export function oauthConfigCache(deps: OAuthConfigDeps) {
     /** Every origin some application allows (web origins and allowed origins): the tenant's CORS list. */
     allowedOrigins: (): Promise<ReadonlySet<string>> =>
       cached('origins', async () => {
-        const origins = new Set<string>();
-        for (let offset = 0; ; offset += 100) {
-          const page = await storage.clients.list(tenantId, { offset, limit: 100 });
-          for (const record of page.items) for (const origin of [...record.data.web_origins, ...record.data.allowed_origins]) origins.add(origin);
-          if (offset + 100 >= page.total) break;
-        }
-        return origins;
+        const clients = await everyPage((window) => storage.clients.list(tenantId, window));
+        return new Set(clients.flatMap((client) => [...client.web_origins, ...client.allowed_origins]));
       }),
     /** The database connections (strategy `auth0`) in creation order; a login reads them on every page. */
     databaseConnections: (): Promise<readonly ConnectionData[]> =>
-      cached('db-connections', async () => {
-        const connections: ConnectionData[] = [];
-        for (let offset = 0; ; offset += 100) {
-          const page = await storage.connections.list(tenantId, { offset, limit: 100 }, { strategy: 'auth0' });
-          connections.push(...page.items.map((record) => record.data));
-          if (offset + 100 >= page.total) break;
-        }
-        return connections;
-      }),
+      cached('db-connections', () => everyPage((window) => storage.connections.list(tenantId, window, { strategy: 'auth0' }))),
     /** The tenant's settings document (the hosted pages and logout read it on every request). */
     tenantDocument: (): Promise<TenantDocument | undefined> => cached('tenant', async () => (await storage.tenants.get<TenantDocument>(tenantId))?.settings),
     /** The stored rendering configuration of one prompt and screen (the hosted pages apply it). */

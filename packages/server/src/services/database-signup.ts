@@ -1,4 +1,4 @@
-import type { OAuthConfig } from '../oauth/config-cache.js';
+import type { CachedClient, OAuthConfig } from '../oauth/config-cache.js';
 import type { Storage } from '../storage/storage.js';
 import type { AttackProtectionSettings } from './attack-protection-settings.js';
 import type { BreachedPasswords } from './breached-passwords.js';
@@ -37,7 +37,7 @@ export type SignupFailure =
 
 export type SignupResult = { ok: true; user: UserView } | { ok: false; failure: SignupFailure };
 
-export type ConnectionLookup = { ok: true; connection: ConnectionData } | { ok: false; failure: { kind: 'unknown_client' } | { kind: 'unknown_connection' } };
+export type ConnectionLookup = { ok: true; connection: ConnectionData; client: CachedClient } | { ok: false; failure: { kind: 'unknown_client' } | { kind: 'unknown_connection' } };
 
 export interface DatabaseSignupDeps {
   storage: Storage;
@@ -61,10 +61,11 @@ export function databaseSignup(deps: DatabaseSignupDeps) {
   const users = usersService({ storage: deps.storage, tenantId: deps.tenantId, now: deps.now });
 
   async function connectionFor(clientId: string, name: string): Promise<ConnectionLookup> {
-    if (!(await deps.config.client(clientId))) return { ok: false, failure: { kind: 'unknown_client' } };
+    const client = await deps.config.client(clientId);
+    if (!client) return { ok: false, failure: { kind: 'unknown_client' } };
     const connection = (await deps.config.databaseConnections()).find((candidate) => candidate.name === name);
     if (!connection || !connection.enabled_clients.includes(clientId)) return { ok: false, failure: { kind: 'unknown_connection' } };
-    return { ok: true, connection };
+    return { ok: true, connection, client };
   }
 
   return {

@@ -82,9 +82,10 @@ export function passwordless(deps: PasswordlessDeps) {
 
     /** Issues a code for the address; the caller delivers it (as a code or inside a link). */
     async start(input: { clientId: string; connection: string; address: string; field: 'email' | 'phone_number'; send: 'code' | 'link' | undefined }): Promise<
-      { ok: true; code: string; connection: ConnectionData; identifier: string; id: string } | { ok: false; failure: PasswordlessStartFailure }
+      { ok: true; code: string; connection: ConnectionData; identifier: string; id: string; clientName: string } | { ok: false; failure: PasswordlessStartFailure }
     > {
-      if (!(await deps.config.client(input.clientId))) return { ok: false, failure: 'unknown_client' };
+      const client = await deps.config.client(input.clientId);
+      if (!client) return { ok: false, failure: 'unknown_client' };
       const connection = await connectionFor(input.clientId, input.connection);
       if (!connection) return { ok: false, failure: 'unknown_connection' };
       const identifier = identifierOf(connection, input.address);
@@ -100,7 +101,7 @@ export function passwordless(deps: PasswordlessDeps) {
       await storage.transaction((repos) =>
         repos.artifacts.replace(tenantId, 'otp', { id, data, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + OTP_SECONDS * 1000).toISOString() }),
       );
-      return { ok: true, code, connection, identifier, id: id.slice(0, 24) };
+      return { ok: true, code, connection, identifier, id: id.slice(0, 24), clientName: client.data.name };
     },
 
     /**

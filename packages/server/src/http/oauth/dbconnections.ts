@@ -168,10 +168,9 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
         const { client_id: clientId, connection: name, email } = request.body;
         const found = await signups.connectionFor(clientId, name);
         if (!found.ok) return sendFailure(reply, found.failure);
-        const client = await registry.oauthConfig.client(clientId);
         await sendPasswordResetLink(
           { storage: registry.storage, tenantId: registry.tenantId, resets: registry.passwordResets, notifier: registry.notifier },
-          { connection: found.connection.name, email, clientId, clientName: client?.data.name ?? '' },
+          { connection: found.connection.name, email, clientId, clientName: found.client.data.name },
         );
         // The same answer whether or not the address has an account.
         return reply.type('text/plain; charset=utf-8').send("We've just sent you an email to reset your password.");

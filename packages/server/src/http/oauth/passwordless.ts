@@ -93,10 +93,9 @@ export function passwordlessRoutes(registry: Registry): FastifyPluginAsyncTypebo
         const field = body.email !== undefined ? 'email' : 'phone_number';
         const started = await service.start({ clientId: body.client_id, connection: body.connection, address, field, send: body.send });
         if (!started.ok) throw startFailure(started.failure, field);
-        const { connection, identifier, code } = started;
+        const { connection, identifier, code, clientName } = started;
         const isEmail = connection.strategy === 'email';
         const send = body.send ?? (isEmail ? 'link' : 'code');
-        const clientName = (await registry.oauthConfig.client(body.client_id))?.data.name ?? '';
         const minutes = OTP_SECONDS / 60;
         if (send === 'code') {
           await registry.notifier.verificationCode({ ...(isEmail ? { email: identifier } : { phoneNumber: identifier }), code, clientName, minutes });
