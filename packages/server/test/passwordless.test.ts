@@ -83,6 +83,13 @@ describe.each(DIALECTS)('passwordless e-mail and SMS over a real socket (%s)', (
     expect((await otpToken(email, wrong)).json.error_description).toBe("You've reached the maximum number of attempts. Please try to login again.");
     expect((await otpToken(email, code)).status).toBe(403);
 
+    // Concurrent guesses are counted one by one: exactly one of them hits the limit.
+    await start({ connection: emailConnection, email, send: 'code' });
+    const raced = codeIn(await lastMessageTo(email));
+    const guesses = await Promise.all(Array.from({ length: 6 }, () => otpToken(email, raced === '000000' ? '111111' : '000000')));
+    expect(guesses.filter((guess) => String(guess.json.error_description).includes('maximum number of attempts'))).toHaveLength(1);
+    expect((await otpToken(email, raced)).status).toBe(403);
+
     await start({ connection: emailConnection, email, send: 'code' });
     const first = codeIn(await lastMessageTo(email));
     await start({ connection: emailConnection, email, send: 'code' });
