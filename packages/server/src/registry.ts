@@ -132,7 +132,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       tokens: tokenIssuer({ keys, issuerClaim, now }),
       oauthConfig,
       userGrants: {
-        userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, handleKey, opaqueTokens, now }),
+        userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, managementAudience: managementApiIdentifier(config.issuer), handleKey, opaqueTokens, now }),
         databaseLogin: databaseLogin({
           storage,
           tenantId,

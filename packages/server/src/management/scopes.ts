@@ -18,7 +18,8 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   attack_protection: ['read', 'update'],
 };
 
-const CURRENT_USER_SCOPES = [
+/** What a user's own token for the Management API may carry (the browser library's management calls). */
+export const CURRENT_USER_SCOPES: readonly string[] = [
   'read:current_user',
   'update:current_user_identities',
   'create:current_user_metadata',

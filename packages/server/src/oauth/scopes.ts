@@ -1,3 +1,4 @@
+import { CURRENT_USER_SCOPES } from '../management/scopes.js';
 import type { ResourceServerData } from '../services/resource-servers.js';
 
 /** The OpenID Connect scopes Latchkey understands; other scopes are an API's. */
@@ -14,4 +15,14 @@ export function splitScope(scope: string | undefined): string[] {
 export function grantedUserScopes(requested: readonly string[], api: ResourceServerData | undefined): string[] {
   const defined = new Set(api?.scopes.map((scope) => scope.value) ?? []);
   return requested.filter((scope) => OIDC_SCOPES.has(scope) || defined.has(scope));
+}
+
+/**
+ * A user's token for the Management API acts for that user alone: of its scopes only the `current_user` ones,
+ * and only those a client grant gives the application (no grant: none). An administrator scope such as
+ * `read:users` is never issued to a user, whatever the API defines.
+ */
+export function grantedCurrentUserScopes(requested: readonly string[], clientGrantScopes: readonly string[] | undefined): string[] {
+  const allowed = new Set((clientGrantScopes ?? []).filter((scope) => CURRENT_USER_SCOPES.includes(scope)));
+  return requested.filter((scope) => OIDC_SCOPES.has(scope) || allowed.has(scope));
 }

@@ -7,7 +7,7 @@ import type { OAuthConfig } from './config-cache.js';
 import { UnauthorizedClient } from './errors.js';
 import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';
 import type { OpaqueTokenCodec } from './opaque-access-token.js';
-import { grantedUserScopes } from './scopes.js';
+import { grantedCurrentUserScopes, grantedUserScopes } from './scopes.js';
 import { userinfoClaims } from './userinfo.js';
 
 /** Lifetime of an access token that only reaches `/userinfo`. */
@@ -76,6 +76,8 @@ export interface UserTokensDeps {
   keys: SigningKeys;
   issuer: string;
   issuerClaim: string;
+  /** The Management API's identifier: user tokens for it carry only granted `current_user` scopes. */
+  managementAudience: string;
   handleKey: Buffer;
   /** Seals the access tokens that only reach `/userinfo` (no API asked for). */
   opaqueTokens: OpaqueTokenCodec;
@@ -96,7 +98,10 @@ export function userTokens(deps: UserTokensDeps) {
 
     async issue(grant: UserGrant, options: IssueOptions): Promise<IssuedTokens> {
       const api = grant.audience !== undefined ? await deps.config.resourceServer(grant.audience) : undefined;
-      const scopes = grantedUserScopes(grant.scopes, api);
+      const scopes =
+        grant.audience === deps.managementAudience
+          ? grantedCurrentUserScopes(grant.scopes, (await deps.config.clientGrant(grant.clientId, grant.audience))?.scope)
+          : grantedUserScopes(grant.scopes, api);
       const iat = Math.floor(deps.now().getTime() / 1000);
       const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_SECONDS;
       const result: IssuedTokens = { token_type: 'Bearer', expires_in: expiresIn, scope: scopes.join(' ') };

@@ -5,7 +5,7 @@ import { keyedSerial } from './keyed-serial.js';
 import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import type { UserData } from './users.js';
+import { loginAccount, type UserData } from './users.js';
 
 export type DatabaseLoginFailure = 'unknown_connection' | 'connection_not_enabled' | 'wrong_credentials' | 'blocked' | 'too_many_attempts' | 'ip_throttled' | 'password_leaked';
 
@@ -84,7 +84,8 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
       await deps.protection.failed({ identifier: name, ip: input.ip, connection: connection.name, user: { id: record.id, email: record.data.email } });
       return { ok: false, reason: 'wrong_credentials' };
     }
-    if (record.data.blocked) return { ok: false, reason: 'blocked' };
+    const account = await loginAccount(storage, tenantId, record);
+    if (record.data.blocked || account.data.blocked) return { ok: false, reason: 'blocked' };
     const detection = await deps.attackProtection.get('breached-password-detection');
     if (detection.enabled && detection.shields.includes('block') && (await deps.breached.isBreached(input.password))) {
       if (detection.shields.includes('user_notification') && record.data.email) await deps.notifyLeakedPassword({ id: record.id, email: record.data.email }, input.clientId);
@@ -92,9 +93,9 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
     }
     await deps.protection.succeeded({ identifier: name, ip: input.ip });
     const at = deps.now().toISOString();
-    const user: UserData = { ...record.data, logins_count: record.data.logins_count + 1, last_login: at };
-    await storage.users.update(tenantId, record.id, { data: user });
-    return { ok: true, userId: record.id, connection: connection.name, user };
+    const user: UserData = { ...account.data, logins_count: account.data.logins_count + 1, last_login: at };
+    await storage.users.update(tenantId, account.id, { data: user });
+    return { ok: true, userId: account.id, connection: connection.name, user };
   }
 }
 

@@ -6,7 +6,7 @@ import type { Storage } from '../storage/storage.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
 import { EMAIL_SHAPE } from './password-policy.js';
-import { usersService } from './users.js';
+import { loginAccount, usersService, type UserData } from './users.js';
 
 /** A one-time code lives five minutes and survives three wrong guesses (the platform's rules). */
 export const OTP_SECONDS = 300;
@@ -136,12 +136,18 @@ export function passwordless(deps: PasswordlessDeps) {
       if (!input.spend) return { ok: true, connection };
       const existing = await findUser(connection, identifier);
       if (existing) {
-        if (existing.data.blocked) return { ok: false, failure: 'blocked' };
+        const account = await loginAccount(storage, tenantId, existing);
+        if (existing.data.blocked || account.data.blocked) return { ok: false, failure: 'blocked' };
         const verified = connection.strategy === 'email' ? { email_verified: true } : { phone_verified: true };
-        await storage.users.update(tenantId, existing.id, {
-          data: { ...existing.data, ...verified, logins_count: existing.data.logins_count + 1, last_login: now },
-        });
-        return { ok: true, userId: existing.id, connection };
+        // The address is verified on the account it belongs to; the login counts for the user who signs in.
+        const counted = (data: UserData) => ({ ...data, logins_count: data.logins_count + 1, last_login: now });
+        if (account.id === existing.id) {
+          await storage.users.update(tenantId, existing.id, { data: counted({ ...existing.data, ...verified }) });
+        } else {
+          await storage.users.update(tenantId, existing.id, { data: { ...existing.data, ...verified } });
+          await storage.users.update(tenantId, account.id, { data: counted(account.data) });
+        }
+        return { ok: true, userId: account.id, connection };
       }
       if (connection.options.disable_signup === true) return { ok: false, failure: 'signup_disabled' };
       try {

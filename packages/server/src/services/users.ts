@@ -25,6 +25,10 @@ export interface UserData {
   app_metadata: Metadata;
   logins_count: number;
   last_login?: string;
+  /** Set on a secondary account once linked: its credentials still log in, as the primary user. */
+  linked_to?: string;
+  /** The secondary accounts linked into this (primary) user. */
+  linked_identities?: LinkedIdentity[];
 }
 
 export interface UserIdentity {
@@ -34,9 +38,14 @@ export interface UserIdentity {
   isSocial: boolean;
 }
 
-export interface UserView extends UserData {
+/** A secondary account's identity as the primary user lists it (with the profile it had when linked). */
+export interface LinkedIdentity extends UserIdentity {
+  profileData?: Record<string, unknown>;
+}
+
+export interface UserView extends Omit<UserData, 'linked_to' | 'linked_identities'> {
   user_id: string;
-  identities: UserIdentity[];
+  identities: LinkedIdentity[];
   created_at: string;
   updated_at: string;
 }
@@ -122,23 +131,39 @@ export interface UsersDeps {
   now: () => Date;
 }
 
-const noUser = () => new ServiceError('not_found', 'The user does not exist.', 'inexistent_user');
+/** The identity a user record is: provider and id from the user id (`<provider>|<id>`), and its connection. */
+export function ownIdentity(userId: string, connection: string): UserIdentity {
+  const separator = userId.indexOf('|');
+  return { connection, provider: userId.slice(0, separator), user_id: userId.slice(separator + 1), isSocial: false };
+}
+
+export function userView(record: { id: string; columns: { connection: string; updated_at: string }; data: UserData; createdAt: string }): UserView {
+  const { linked_to: _linkedTo, linked_identities: linked = [], ...data } = record.data;
+  return {
+    ...data,
+    user_id: record.id,
+    identities: [ownIdentity(record.id, record.columns.connection), ...linked],
+    created_at: record.createdAt,
+    updated_at: record.columns.updated_at,
+  };
+}
+
+/** Who logging in as `record` signs in: the record's user, or its primary once it has been linked into one. */
+export async function loginAccount(storage: Storage, tenantId: string, record: { id: string; data: UserData }): Promise<{ id: string; data: UserData }> {
+  if (record.data.linked_to === undefined) return record;
+  return (await storage.users.get(tenantId, record.data.linked_to)) ?? record;
+}
+
+export const noUser = () => new ServiceError('not_found', 'The user does not exist.', 'inexistent_user');
 const userExists = () => new ServiceError('conflict', 'The user already exists.', 'auth0_idp_error');
 
 export function usersService(deps: UsersDeps) {
   const { storage, tenantId } = deps;
-  const load = async (userId: string) => found(await storage.users.get(tenantId, userId), noUser);
-  const view = (record: { id: string; columns: { connection: string; updated_at: string }; data: UserData; createdAt: string }): UserView => {
-    const separator = record.id.indexOf('|');
-    return {
-      ...record.data,
-      user_id: record.id,
-      identities: [
-        { connection: record.columns.connection, provider: record.id.slice(0, separator), user_id: record.id.slice(separator + 1), isSocial: false },
-      ],
-      created_at: record.createdAt,
-      updated_at: record.columns.updated_at,
-    };
+  const load = async (userId: string) => {
+    const record = found(await storage.users.get(tenantId, userId), noUser);
+    // A linked secondary account is no longer a user of its own: it lives on as an identity of its primary.
+    if (record.data.linked_to !== undefined) throw noUser();
+    return record;
   };
 
   async function connectionNamed(name: string): Promise<ConnectionData> {
@@ -150,17 +175,18 @@ export function usersService(deps: UsersDeps) {
   return {
     async list(window: PageWindow, where: { connection?: string }) {
       const page = await storage.users.list(tenantId, window, where);
-      return { items: page.items.map(view), total: page.total };
+      // Linked secondary accounts are identities of their primary, not users (the total still counts them).
+      return { items: page.items.filter((record) => record.data.linked_to === undefined).map(userView), total: page.total };
     },
 
     async get(userId: string): Promise<UserView> {
-      return view(await load(userId));
+      return userView(await load(userId));
     },
 
     /** E-mails are stored lower-cased, so the lookup is case-insensitive; one user per connection at most. */
     async byEmail(email: string): Promise<UserView[]> {
       const page = await storage.users.list(tenantId, { offset: 0, limit: 100 }, { email: email.trim().toLowerCase() });
-      return page.items.map(view);
+      return page.items.filter((record) => record.data.linked_to === undefined).map(userView);
     },
 
     async create(input: UserInput): Promise<UserView> {
@@ -188,7 +214,7 @@ export function usersService(deps: UsersDeps) {
       const loginName = connection.strategy === 'sms' ? (input.phone_number ?? null) : (input.username ?? null);
       const columns = { connection: connection.name, email: email ?? null, username: loginName, password_hash: passwordHash, updated_at: at };
       await uniquely(storage, userExists, () => storage.users.insert(tenantId, { id: userId, columns, data, createdAt: at }));
-      return view({ id: userId, columns, data, createdAt: at });
+      return userView({ id: userId, columns, data, createdAt: at });
     },
 
     /**
@@ -220,7 +246,7 @@ export function usersService(deps: UsersDeps) {
       };
       const updated = await uniquely(storage, userExists, () => storage.users.update(tenantId, userId, { data, columns }));
       if (!updated) throw noUser();
-      return view({ id: userId, columns: { connection: record.columns.connection, updated_at: at }, data, createdAt: record.createdAt });
+      return userView({ id: userId, columns: { connection: record.columns.connection, updated_at: at }, data, createdAt: record.createdAt });
     },
 
     /** Removing a missing user is a no-op, as on the platform. */

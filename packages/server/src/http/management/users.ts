@@ -1,7 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
+import { userIdentitiesService } from '../../services/user-identities.js';
 import { usersService } from '../../services/users.js';
+import { checkCurrentUserMetadataPatch, requireSubjectUnless } from './current-user.js';
+import { secondaryUserId } from './secondary-token.js';
+import { ManagementError } from './errors.js';
 import { ERROR_RESPONSES, FieldsQuery, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponse, listResponseSchema, nullable, pageWindow } from './schemas.js';
 
 const Metadata = (description: string) => Type.Object({}, { additionalProperties: true, maxProperties: 100, description });
@@ -54,6 +58,43 @@ const UpdateBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
+const Identities = Type.Array(
+  Type.Object({
+    connection: Type.String(),
+    provider: Type.String(),
+    user_id: Type.String(),
+    isSocial: Type.Boolean(),
+    profileData: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  }),
+);
+
+const LinkBody = Type.Union(
+  [
+    Type.Object(
+      { link_with: Type.String({ minLength: 1, maxLength: 8192, description: 'The secondary account’s ID token (RS256, this issuer, issued to the caller’s application).' }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider of the secondary account (e.g. auth0, email).' }),
+        user_id: Type.String({ minLength: 1, maxLength: 255, description: 'Id of the secondary account without the provider prefix.' }),
+        connection_id: Type.Optional(Type.String({ maxLength: 64, description: 'Accepted; the secondary account names its own connection.' })),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'Either link_with (a current-user token’s way) or provider and user_id (administrators).' },
+);
+
+const IdentityParams = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 300, description: 'Primary user id.' }),
+    provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider of the linked identity.' }),
+    user_id: Type.String({ minLength: 1, maxLength: 255, description: 'Id of the linked identity.' }),
+  },
+  { additionalProperties: false },
+);
+
 const { password: _password, verify_email: _verifyEmail, ...shown } = credentials;
 const User = Type.Object(
   {
@@ -62,7 +103,7 @@ const User = Type.Object(
     ...Type.Partial(Type.Object(profile)).properties,
     email_verified: Type.Boolean(),
     blocked: Type.Boolean(),
-    identities: Type.Array(Type.Object({ connection: Type.String(), provider: Type.String(), user_id: Type.String(), isSocial: Type.Boolean() })),
+    identities: Identities,
     user_metadata: Type.Object({}, { additionalProperties: true }),
     app_metadata: Type.Object({}, { additionalProperties: true }),
     logins_count: Type.Integer(),
@@ -92,6 +133,7 @@ const ListQuery = Type.Object(
 export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
     const service = usersService(registry);
+    const identities = userIdentitiesService(registry);
     const tags = ['users'];
     app.get(
       '/users',
@@ -127,17 +169,53 @@ export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     app.get(
       '/users/:id',
       {
-        config: { scopes: ['read:users'] },
-        schema: { tags, summary: 'Get a user', params: UserIdParams, querystring: Type.Object(FieldsQuery, { additionalProperties: false }), response: { 200: User, ...ERROR_RESPONSES } },
+        config: { scopes: ['read:users', 'read:current_user'] },
+        schema: { tags, summary: 'Get a user (a read:current_user token: only its own user)', params: UserIdParams, querystring: Type.Object(FieldsQuery, { additionalProperties: false }), response: { 200: User, ...ERROR_RESPONSES } },
       },
-      async (request) => service.get(request.params.id),
+      async (request) => {
+        requireSubjectUnless(request, 'read:users', request.params.id);
+        return service.get(request.params.id);
+      },
     );
     app.patch(
       '/users/:id',
-      { config: { scopes: ['update:users'] }, schema: { tags, summary: 'Update a user', params: UserIdParams, body: UpdateBody, response: { 200: User, ...ERROR_RESPONSES } } },
+      {
+        config: { scopes: ['update:users', 'update:current_user_metadata', 'create:current_user_metadata', 'delete:current_user_metadata'] },
+        schema: { tags, summary: 'Update a user (a current_user_metadata token: only its own user_metadata)', params: UserIdParams, body: UpdateBody, response: { 200: User, ...ERROR_RESPONSES } },
+      },
       async (request) => {
+        if (requireSubjectUnless(request, 'update:users', request.params.id) === 'self') {
+          checkCurrentUserMetadataPatch(request, (await service.get(request.params.id)).user_metadata, request.body);
+        }
         const { verify_email: _verify, ...patch } = request.body;
         return service.update(request.params.id, patch);
+      },
+    );
+    app.post(
+      '/users/:id/identities',
+      {
+        config: { scopes: ['update:users', 'update:current_user_identities'] },
+        schema: { tags, summary: 'Link a secondary account into the user', params: UserIdParams, body: LinkBody, response: { 201: Identities, ...ERROR_RESPONSES } },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const acting = requireSubjectUnless(request, 'update:users', request.params.id);
+        if (!('link_with' in body) && acting === 'self') {
+          throw new ManagementError(403, 'A current-user token links accounts only with link_with (the secondary ID token).', 'insufficient_scope');
+        }
+        const secondary = 'link_with' in body ? await secondaryUserId(registry, body.link_with, request.auth?.azp) : `${body.provider}|${body.user_id}`;
+        return reply.code(201).send(await identities.link(request.params.id, secondary));
+      },
+    );
+    app.delete(
+      '/users/:id/identities/:provider/:user_id',
+      {
+        config: { scopes: ['update:users', 'update:current_user_identities'] },
+        schema: { tags, summary: 'Unlink an identity from the user', params: IdentityParams, response: { 200: Identities, ...ERROR_RESPONSES } },
+      },
+      async (request) => {
+        requireSubjectUnless(request, 'update:users', request.params.id);
+        return identities.unlink(request.params.id, request.params.provider, request.params.user_id);
       },
     );
     app.delete(
