@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['packages/server/bin/**', 'bench/**', 'scripts/**', 'packages/server/src/cli.ts'],
+    files: ['packages/server/bin/**', 'bench/**', 'scripts/**', 'packages/*/scripts/**', 'packages/server/src/cli.ts'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -20,7 +20,8 @@ import { unblockRoutes } from './http/login/unblock.js';
 import { devOutboxRoutes } from './http/dev-outbox.js';
 import { revokeRoutes } from './http/oauth/revoke.js';
 import { userinfoRoutes } from './http/oauth/userinfo.js';
-import { cors } from './http/plugins/cors.js';
+import { AUTHENTICATION_CORS_PATHS, cors, MANAGEMENT_CORS_PATHS } from './http/plugins/cors.js';
+import { libraryRoutes, loadLibraryBundle } from './http/library.js';
 import { tokenRoutes } from './http/oauth/token.js';
 import { wellKnownRoutes } from './http/oauth/well-known.js';
 import type { Registry } from './registry.js';
@@ -58,7 +59,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
   await app.register(async (surface) => {
     oauthSurface(surface);
     authRateLimit(surface, registry);
-    cors(surface, { config: registry.oauthConfig, ownOrigin: new URL(registry.issuer).origin });
+    cors(surface, { config: registry.oauthConfig, ownOrigin: new URL(registry.issuer).origin, paths: AUTHENTICATION_CORS_PATHS });
     await surface.register(wellKnownRoutes(registry));
     await surface.register(tokenRoutes(registry));
     await surface.register(userinfoRoutes(registry));
@@ -75,8 +76,11 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(resetPasswordRoutes(registry));
   });
 
+  await app.register(libraryRoutes(registry, loadLibraryBundle()));
   await app.register(
     async (surface) => {
+      // Before the surface's own hooks: a preflight carries no token and is answered here.
+      cors(surface, { config: registry.oauthConfig, ownOrigin: new URL(registry.issuer).origin, paths: MANAGEMENT_CORS_PATHS });
       managementSurface(surface, registry);
       await surface.register(managementRoutes(registry));
       surface.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

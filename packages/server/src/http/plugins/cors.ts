@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthConfig } from '../../oauth/config-cache.js';
 
-/** Endpoints browsers call from applications' pages (the official library's calls). */
-const CORS_PATHS = [/^\/oauth\/token\/?$/, /^\/oauth\/revoke\/?$/, /^\/userinfo\/?$/, /^\/co\//, /^\/dbconnections\//, /^\/passwordless\//];
+/** Authentication API endpoints browsers call from applications' pages (the browser library's calls). */
+export const AUTHENTICATION_CORS_PATHS = [/^\/oauth\/token\/?$/, /^\/oauth\/revoke\/?$/, /^\/userinfo\/?$/, /^\/co\//, /^\/dbconnections\//, /^\/passwordless\//];
+
+/** The Management API's current-user calls (the browser library's `Management`), made with bearer tokens. */
+export const MANAGEMENT_CORS_PATHS = [/^\/api\/v2\/users\//];
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Auth0-Client, X-Requested-With';
 
@@ -10,6 +13,8 @@ export interface CorsDeps {
   config: OAuthConfig;
   /** The service's own origin: same-origin calls need no CORS. */
   ownOrigin: string;
+  /** The paths that answer cross-origin calls. */
+  paths: readonly RegExp[];
 }
 
 function refuse(reply: FastifyReply, origin: string) {
@@ -27,7 +32,7 @@ export function cors(app: FastifyInstance, deps: CorsDeps) {
     const origin = request.headers.origin;
     if (!origin || origin === deps.ownOrigin) return undefined;
     const path = request.url.split('?')[0] ?? '';
-    return CORS_PATHS.some((pattern) => pattern.test(path)) ? origin : undefined;
+    return deps.paths.some((pattern) => pattern.test(path)) ? origin : undefined;
   };
 
   app.addHook('onRequest', async (request, reply) => {

@@ -1,0 +1,59 @@
+/** The options of `new WebAuth(...)` (the reference library's names). */
+export interface WebAuthOptions {
+  domain: string;
+  clientID: string;
+  redirectUri?: string;
+  scope?: string;
+  audience?: string;
+  responseType?: string;
+  responseMode?: 'query' | 'fragment' | 'form_post' | 'web_message';
+  leeway?: number;
+  maxAge?: number;
+  _disableDeprecationWarnings?: boolean;
+  [option: string]: unknown;
+}
+
+export interface ResolvedOptions extends WebAuthOptions {
+  scope: string;
+  leeway: number;
+}
+
+export const DEFAULT_SCOPE = 'openid profile email';
+const RESPONSE_TYPES = new Set(['code', 'token', 'id_token']);
+const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post', 'web_message']);
+
+const invalid = (message: string): never => {
+  throw new Error(message);
+};
+
+function checkResponseType(value: unknown, name = 'responseType') {
+  if (value === undefined) return;
+  if (typeof value !== 'string' || value.trim() === '' || !value.split(' ').filter(Boolean).every((part) => RESPONSE_TYPES.has(part))) {
+    invalid(`${name} option is not valid: a space-separated list of code, token and id_token`);
+  }
+}
+
+/** Checks the constructor's options as the reference library does: a wrong one throws at once. */
+export function resolveOptions(options: WebAuthOptions): ResolvedOptions {
+  if (options === null || typeof options !== 'object') invalid('options parameter is not valid');
+  if (typeof options.domain !== 'string' || options.domain === '') invalid('domain option is required');
+  if (typeof options.clientID !== 'string' || options.clientID === '') invalid('clientID option is required');
+  if (options.redirectUri !== undefined && typeof options.redirectUri !== 'string') invalid('redirectUri option is not valid');
+  if (options.scope !== undefined && typeof options.scope !== 'string') invalid('scope option is not valid');
+  if (options.audience !== undefined && typeof options.audience !== 'string') invalid('audience option is not valid');
+  checkResponseType(options.responseType);
+  if (options.responseMode !== undefined && !RESPONSE_MODES.has(options.responseMode)) invalid('responseMode is not valid');
+  if (options.leeway !== undefined && (!Number.isInteger(options.leeway) || options.leeway < 0 || options.leeway > 300)) invalid('leeway is not valid');
+  if (options.maxAge !== undefined && (!Number.isInteger(options.maxAge) || options.maxAge < 0)) invalid('maxAge is not valid');
+  if (options._disableDeprecationWarnings !== undefined && typeof options._disableDeprecationWarnings !== 'boolean') {
+    invalid('_disableDeprecationWarnings option is not valid');
+  }
+  return { ...options, scope: options.scope ?? DEFAULT_SCOPE, leeway: options.leeway ?? 60 };
+}
+
+/** The spec's default: `code` when a redirect URI is known, else `token`. */
+export function defaultResponseType(redirectUri: unknown): string {
+  return typeof redirectUri === 'string' && redirectUri !== '' ? 'code' : 'token';
+}
+
+export { checkResponseType };

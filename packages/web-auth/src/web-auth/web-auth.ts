@@ -1,0 +1,257 @@
+import { Authentication, PASSWORD_REALM, PASSWORDLESS_OTP } from '../authentication/authentication.js';
+import { authError, invalidToken, requestError, type Callback, type LibraryError } from '../helper/errors.js';
+import { request } from '../helper/request.js';
+import { browserStore, cookieStore, type KeyValueStore } from '../helper/storage.js';
+import { originOf } from '../helper/url.js';
+import { isAuthError, toAuthResult, type AuthResult, type ResponseFields } from './auth-result.js';
+import { keepVerifier, serveVerifier } from './cross-origin.js';
+import { authorizeInFrame } from './frame.js';
+import { jwksKeys, type KeyLookup } from './jwks.js';
+import { checkResponseType, defaultResponseType, type ResolvedOptions, type WebAuthOptions } from './options.js';
+import { answerOpener, authorizeInPopup } from './popup.js';
+import { transactionStore, type Transaction, type TransactionStore } from './transactions.js';
+
+type Options = Record<string, unknown>;
+
+/** The spec's limit on polling checkSession: at least this long between calls. */
+const CHECK_SESSION_INTERVAL_MS = 15 * 60 * 1000;
+const CHECK_SESSION_TIMEOUT_MS = 60 * 1000;
+
+/** Reads the fields of a redirect's fragment (`#a=1&b=2`, also `#/a=1` of hash routers). */
+function hashFields(hash: string): ResponseFields {
+  return Object.fromEntries(new URLSearchParams(hash.replace(/^#?\/?/, '')));
+}
+
+/**
+ * Browser login against the tenant (the reference library's `WebAuth`): redirect, popup, silent and embedded
+ * login, passwordless, signup, password reset and logout, with state and nonce kept per transaction and every
+ * ID token validated before the application sees it.
+ */
+export class WebAuth {
+  readonly baseOptions: ResolvedOptions;
+  readonly client: Authentication;
+  readonly popup: {
+    authorize: (options: Options, cb: Callback<AuthResult>) => void;
+    callback: (options?: { hash?: string }) => void;
+  };
+  private readonly tenantOrigin: string;
+  private readonly transactions: TransactionStore;
+  private readonly verifiers: KeyValueStore;
+  private readonly keys: KeyLookup;
+  private lastSessionCheck = 0;
+
+  constructor(options: WebAuthOptions) {
+    this.client = new Authentication(options);
+    this.baseOptions = this.client.baseOptions;
+    this.tenantOrigin = new URL(this.client.base).origin;
+    this.transactions = transactionStore(browserStore());
+    // The verifier must be readable by our frame of the application's page on the tenant's site: a cookie.
+    this.verifiers = cookieStore();
+    this.keys = jwksKeys(`${this.client.base}/.well-known/jwks.json`);
+    this.popup = { authorize: this.popupAuthorize.bind(this), callback: this.popupCallback.bind(this) };
+  }
+
+  /** The request an authorize-like call makes: instance defaults, then the call's options. */
+  private requestOptions(options: Options): Options & { responseType: string; redirectUri?: string } {
+    const { clientID, redirectUri, scope, audience, responseType, responseMode, maxAge } = this.baseOptions;
+    const merged: Options = { clientID, redirectUri, scope, audience, responseMode, maxAge, ...options };
+    merged.responseType ??= responseType ?? defaultResponseType(merged.redirectUri);
+    checkResponseType(merged.responseType);
+    return merged as Options & { responseType: string; redirectUri?: string };
+  }
+
+  /** Starts a transaction (state, nonce, appState) and answers the `/authorize` URL that carries it. */
+  private transactionUrl(options: Options): string {
+    const merged = this.requestOptions(options);
+    const { state, nonce } = this.transactions.begin({
+      state: merged.state as string | undefined,
+      nonce: merged.nonce as string | undefined,
+      appState: merged.appState,
+      maxAge: merged.maxAge as number | undefined,
+      responseType: merged.responseType,
+    });
+    return this.client.buildAuthorizeUrl({ ...merged, state, nonce });
+  }
+
+  /** Redirects to `/authorize` (hosted login, or a connection's own login with `connection`). */
+  authorize(options: Options = {}): void {
+    window.location.assign(this.transactionUrl(options));
+  }
+
+  private validationContext(transaction: Transaction | null, nonce: string | undefined) {
+    return {
+      keys: this.keys,
+      issuer: `${this.client.base}/`,
+      clientId: this.baseOptions.clientID,
+      leeway: this.baseOptions.leeway,
+      maxAge: transaction?.maxAge ?? this.baseOptions.maxAge,
+      nonce,
+    };
+  }
+
+  /**
+   * Reads the result of a redirect from the fragment. The `state` must be one this page started (or the one
+   * given); the nonce is the transaction's unless the application gives its own, as it gave it to `authorize`.
+   */
+  parseHash(options: Options | Callback<AuthResult | null>, maybeCb?: Callback<AuthResult | null>): void {
+    const cb = (typeof options === 'function' ? options : maybeCb) as Callback<AuthResult | null>;
+    const given = (typeof options === 'function' ? {} : (options ?? {})) as { hash?: string; state?: string; nonce?: string };
+    const fields = hashFields(given.hash ?? window.location.hash);
+    const state = fields.state === undefined ? undefined : String(fields.state);
+    const transaction = state === undefined ? null : this.transactions.take(state);
+    if (fields.error !== undefined) {
+      cb(authError(String(fields.error), String(fields.error_description ?? ''), state));
+      return;
+    }
+    if (fields.access_token === undefined && fields.id_token === undefined && fields.refresh_token === undefined) {
+      cb(null, null);
+      return;
+    }
+    const stateMatches = given.state !== undefined ? given.state === state : transaction !== null;
+    if (!stateMatches) {
+      cb(invalidToken('`state` does not match.', state));
+      return;
+    }
+    this.finish(fields, transaction, given.nonce ?? transaction?.nonce, cb);
+  }
+
+  private finish(fields: ResponseFields, transaction: Transaction | null, nonce: string | undefined, cb: Callback<AuthResult>) {
+    toAuthResult(fields, this.validationContext(transaction, nonce), transaction?.appState).then(
+      (result) => (isAuthError(result) ? cb(result) : cb(null, result)),
+      (failure: unknown) => cb(invalidToken(String(failure))),
+    );
+  }
+
+  /**
+   * Silent renewal: `/authorize` with `prompt=none` in a hidden frame. A custom nonce is given here only; the
+   * returned ID token must carry it.
+   */
+  checkSession(options: Options, cb: Callback<AuthResult>): void {
+    const now = Date.now();
+    if (now - this.lastSessionCheck < CHECK_SESSION_INTERVAL_MS) {
+      this.warn('checkSession was called again within 15 minutes: poll at most every 15 minutes.');
+    }
+    this.lastSessionCheck = now;
+    const merged = this.requestOptions({ ...options, responseMode: 'web_message', prompt: 'none' });
+    if (!merged.redirectUri) {
+      cb(requestError('redirectUri option is required', { error: 'invalid_request', error_description: 'redirectUri option is required' }));
+      return;
+    }
+    const state = (merged.state as string | undefined) ?? crypto.randomUUID();
+    const nonce = (merged.nonce as string | undefined) ?? (merged.responseType.split(' ').includes('id_token') ? crypto.randomUUID() : undefined);
+    const url = this.client.buildAuthorizeUrl({ ...merged, state, nonce, timeout: undefined });
+    const timeoutMs = typeof merged.timeout === 'number' ? merged.timeout : CHECK_SESSION_TIMEOUT_MS;
+    authorizeInFrame({ url, origin: this.tenantOrigin, state, timeoutMs }, (response) => {
+      if (response.error !== undefined) {
+        const description = String(response.error_description ?? '');
+        cb({ ...authError(String(response.error), description, state), error_description: description } as LibraryError);
+        return;
+      }
+      const maxAge = merged.maxAge as number | undefined;
+      this.finish(response, maxAge !== undefined ? { maxAge } : null, nonce, cb);
+    });
+  }
+
+  private popupAuthorize(options: Options, cb: Callback<AuthResult>): void {
+    const merged = this.requestOptions({ ...options, popupOptions: undefined });
+    const redirectOrigin = typeof merged.redirectUri === 'string' ? originOf(merged.redirectUri) : undefined;
+    if (!redirectOrigin) {
+      cb(requestError('redirectUri option is required', { error: 'invalid_request', error_description: 'redirectUri option is required for popup.authorize' }));
+      return;
+    }
+    const url = this.transactionUrl({ ...merged, responseMode: merged.responseMode === 'query' ? 'fragment' : merged.responseMode });
+    authorizeInPopup(url, redirectOrigin, options.popupOptions as Record<string, number> | undefined, (err, hash) => {
+      if (err) return cb(err);
+      this.parseHash({ hash: hash ?? '' }, (parseErr, result) => (parseErr ? cb(parseErr) : cb(null, result ?? undefined)));
+    });
+  }
+
+  /** On the popup's redirect page: hands the result back to the page that opened the popup. */
+  private popupCallback(options: { hash?: string } = {}): void {
+    answerOpener(options.hash ?? window.location.hash);
+  }
+
+  /**
+   * Embedded login with a database connection: the credentials go to `/co/authenticate` (our session cookie
+   * is set cross-site), then the browser goes to `/authorize` with the login ticket.
+   */
+  login(options: Options, cb: Callback<never>): void {
+    const username = (options?.username ?? options?.email) as string | undefined;
+    if (!username) return void cb(requestError('username option is required', { error: 'invalid_request', error_description: 'username or email option is required' }, undefined, { legacyNames: true }));
+    if (!options.password) return void cb(requestError('password option is required', { error: 'invalid_request', error_description: 'password option is required' }, undefined, { legacyNames: true }));
+    if (!options.realm) return void cb(requestError('realm option is required', { error: 'invalid_request', error_description: 'realm option is required' }, undefined, { legacyNames: true }));
+    this.crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm: options.realm }, options, cb);
+  }
+
+  private crossOriginLogin(credentials: Options, options: Options, cb: Callback<never>) {
+    const body = { client_id: this.baseOptions.clientID, ...credentials };
+    request(`${this.client.base}/co/authenticate`, { method: 'POST', body, withCredentials: true }).then(
+      (answer) => {
+        const result = answer.body as { login_ticket?: string; co_verifier?: string; co_id?: string } | null;
+        if (answer.status < 200 || answer.status >= 300 || !result?.login_ticket) {
+          cb(requestError({ status: answer.status, body: answer.body }, answer.body, answer, { legacyNames: true }));
+          return;
+        }
+        if (result.co_id && result.co_verifier) keepVerifier(this.verifiers, this.tenantOrigin, result.co_id, result.co_verifier);
+        const { connection: _connection, send: _send, ...authorizeOptions } = options;
+        this.authorize({ ...authorizeOptions, loginTicket: result.login_ticket });
+      },
+      (failure: unknown) => cb(requestError(failure, { error: 'request_error', error_description: String(failure) }, undefined, { legacyNames: true })),
+    );
+  }
+
+  /** Call on the application's cross-origin verification page (the application's `cross_origin_loc`). */
+  crossOriginVerification(): void {
+    serveVerifier(this.verifiers, this.tenantOrigin);
+  }
+
+  /** Sends a one-time code or a magic link by e-mail or SMS. */
+  passwordlessStart(options: Options, cb: Callback<Record<string, unknown>>): void {
+    const { connection, send, email, phoneNumber } = (options ?? {}) as { connection?: string; send?: string | null; email?: string; phoneNumber?: string };
+    if (send !== undefined && send !== null && send !== 'code' && send !== 'link') {
+      return void cb(requestError('send option is not valid', { error: 'invalid_request', error_description: 'send option must be code or link' }));
+    }
+    const linkSent = send === undefined || send === null || send === 'link';
+    // A link, once clicked, answers at the redirect URI: that answer needs a transaction of its own.
+    const authParams = linkSent ? this.linkParameters(options) : undefined;
+    this.client.passwordless.start({ connection, send: linkSent ? 'link' : 'code', email, phoneNumber, ...(authParams ? { authParams } : {}) }, cb);
+  }
+
+  private linkParameters(options: Options): Options {
+    const merged = this.requestOptions((options.authParams as Options | undefined) ?? {});
+    const { state, nonce } = this.transactions.begin({ state: merged.state as string | undefined, nonce: merged.nonce as string | undefined, responseType: merged.responseType });
+    const { clientID: _clientID, ...rest } = merged;
+    return { ...rest, state, nonce };
+  }
+
+  /** Completes a passwordless login with the code the user received. */
+  passwordlessLogin(options: Options, cb: Callback<never>): void {
+    const { connection, verificationCode, email, phoneNumber, ...authorizeOptions } = (options ?? {}) as Options;
+    if (!connection) return void cb(requestError('connection option is required', { error: 'invalid_request', error_description: 'connection option is required' }, undefined, { legacyNames: true }));
+    if (!verificationCode) return void cb(requestError('verificationCode option is required', { error: 'invalid_request', error_description: 'verificationCode option is required' }, undefined, { legacyNames: true }));
+    const username = (email ?? phoneNumber) as string | undefined;
+    if (!username || (email !== undefined && phoneNumber !== undefined)) {
+      return void cb(requestError('email or phoneNumber is required', { error: 'invalid_request', error_description: 'exactly one of email or phoneNumber is required' }, undefined, { legacyNames: true }));
+    }
+    this.crossOriginLogin({ credential_type: PASSWORDLESS_OTP, username, otp: String(verificationCode), realm: connection }, authorizeOptions, cb);
+  }
+
+  /** Creates a user in a database connection. */
+  signup(options: Options, cb: Callback<Record<string, unknown>>): void {
+    this.client.dbConnection.signup(options, cb);
+  }
+
+  /** E-mails the user a link to choose a new password. */
+  changePassword(options: { connection?: string; email?: string }, cb: Callback<string>): void {
+    this.client.dbConnection.changePassword(options, cb);
+  }
+
+  /** Ends the session at the tenant and returns to `returnTo` (which must be allowed). */
+  logout(options: { returnTo?: string; clientID?: string; federated?: boolean } = {}): void {
+    window.location.assign(this.client.buildLogoutUrl(options));
+  }
+
+  private warn(message: string) {
+    if (!this.baseOptions._disableDeprecationWarnings) console.warn(`latchkey: ${message}`);
+  }
+}
