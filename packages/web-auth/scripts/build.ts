@@ -18,7 +18,7 @@ const SIZE_BUDGET = 0.5;
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
-const common = { bundle: true, target: 'es2020', platform: 'browser', legalComments: 'none', logLevel: 'warning' } as const;
+const common = { bundle: true, target: 'es2022', platform: 'browser', legalComments: 'none', logLevel: 'warning' } as const;
 await build({ ...common, entryPoints: [join(root, 'src/index.ts')], format: 'esm', outfile: join(dist, 'latchkey.esm.js') });
 await build({
   ...common,

@@ -41,8 +41,8 @@ export class Authentication {
   constructor(options: WebAuthOptions) {
     this.baseOptions = resolveOptions(options);
     this.base = baseUrl(this.baseOptions.domain);
-    this.dbConnection = { signup: this.signupUser.bind(this), changePassword: this.requestPasswordChange.bind(this) };
-    this.passwordless = { start: this.startPasswordless.bind(this) };
+    this.dbConnection = { signup: this.#signupUser.bind(this), changePassword: this.#requestPasswordChange.bind(this) };
+    this.passwordless = { start: this.#startPasswordless.bind(this) };
   }
 
   /** The `/authorize` URL for these options over the instance's defaults (no transaction is stored). */
@@ -84,7 +84,7 @@ export class Authentication {
     this.oauthToken({ audience, scope, ...options, grantType: options.realm ? PASSWORD_REALM : 'password' }, cb);
   }
 
-  private signupUser(options: Record<string, unknown>, cb: Callback<Record<string, unknown>>): void {
+  #signupUser(options: Record<string, unknown>, cb: Callback<Record<string, unknown>>): void {
     if (!options?.connection) return void missing(cb, 'connection option is required');
     if (!options.email) return void missing(cb, 'email option is required');
     if (!options.password) return void missing(cb, 'password option is required');
@@ -93,7 +93,7 @@ export class Authentication {
     respond(request(`${this.base}/dbconnections/signup`, { method: 'POST', body }), cb, (answer) => toCamelCase(answer, ['user_metadata']));
   }
 
-  private requestPasswordChange(options: { connection?: string; email?: string }, cb: Callback<string>): void {
+  #requestPasswordChange(options: { connection?: string; email?: string }, cb: Callback<string>): void {
     if (!options?.connection) return void missing(cb, 'connection option is required');
     if (!options.email) return void missing(cb, 'email option is required');
     const body = { client_id: this.baseOptions.clientID, connection: options.connection, email: options.email };
@@ -101,7 +101,7 @@ export class Authentication {
   }
 
   /** `/passwordless/start`; `authParams` carries how a link, once clicked, should answer. */
-  private startPasswordless(options: Record<string, unknown>, cb: Callback<Record<string, unknown>>): void {
+  #startPasswordless(options: Record<string, unknown>, cb: Callback<Record<string, unknown>>): void {
     const { connection, send, email, phoneNumber, authParams } = options as { connection?: string; send?: string; email?: string; phoneNumber?: string; authParams?: Record<string, unknown> };
     if (!connection) return void missing(cb, 'connection option is required');
     if ((email === undefined) === (phoneNumber === undefined)) return void missing(cb, 'exactly one of email or phoneNumber is required');

@@ -1,7 +1,7 @@
 import { Authentication, PASSWORD_REALM, PASSWORDLESS_OTP } from '../authentication/authentication.js';
 import { authError, invalidToken, requestError, type Callback, type LibraryError } from '../helper/errors.js';
 import { request } from '../helper/request.js';
-import { browserStore, cookieStore, type KeyValueStore } from '../helper/storage.js';
+import { browserStore, cookieStore, memoryStore, type KeyValueStore } from '../helper/storage.js';
 import { originOf } from '../helper/url.js';
 import { isAuthError, toAuthResult, type AuthResult, type ResponseFields } from './auth-result.js';
 import { keepVerifier, serveVerifier } from './cross-origin.js';
@@ -34,25 +34,25 @@ export class WebAuth {
     authorize: (options: Options, cb: Callback<AuthResult>) => void;
     callback: (options?: { hash?: string }) => void;
   };
-  private readonly tenantOrigin: string;
-  private readonly transactions: TransactionStore;
-  private readonly verifiers: KeyValueStore;
-  private readonly keys: KeyLookup;
-  private lastSessionCheck = 0;
+  readonly #tenantOrigin: string;
+  readonly #transactions: TransactionStore;
+  readonly #verifiers: KeyValueStore;
+  readonly #keys: KeyLookup;
+  #lastSessionCheck = 0;
 
   constructor(options: WebAuthOptions) {
     this.client = new Authentication(options);
     this.baseOptions = this.client.baseOptions;
-    this.tenantOrigin = new URL(this.client.base).origin;
-    this.transactions = transactionStore(browserStore());
+    this.#tenantOrigin = new URL(this.client.base).origin;
+    this.#transactions = transactionStore(browserStore());
     // The verifier must be readable by our frame of the application's page on the tenant's site: a cookie.
-    this.verifiers = cookieStore();
-    this.keys = jwksKeys(`${this.client.base}/.well-known/jwks.json`);
-    this.popup = { authorize: this.popupAuthorize.bind(this), callback: this.popupCallback.bind(this) };
+    this.#verifiers = typeof document !== 'undefined' ? cookieStore() : memoryStore();
+    this.#keys = jwksKeys(`${this.client.base}/.well-known/jwks.json`);
+    this.popup = { authorize: this.#popupAuthorize.bind(this), callback: this.#popupCallback.bind(this) };
   }
 
   /** The request an authorize-like call makes: instance defaults, then the call's options. */
-  private requestOptions(options: Options): Options & { responseType: string; redirectUri?: string } {
+  #requestOptions(options: Options): Options & { responseType: string; redirectUri?: string } {
     const { clientID, redirectUri, scope, audience, responseType, responseMode, maxAge } = this.baseOptions;
     const merged: Options = { clientID, redirectUri, scope, audience, responseMode, maxAge, ...options };
     merged.responseType ??= responseType ?? defaultResponseType(merged.redirectUri);
@@ -61,9 +61,9 @@ export class WebAuth {
   }
 
   /** Starts a transaction (state, nonce, appState) and answers the `/authorize` URL that carries it. */
-  private transactionUrl(options: Options): string {
-    const merged = this.requestOptions(options);
-    const { state, nonce } = this.transactions.begin({
+  #transactionUrl(options: Options): string {
+    const merged = this.#requestOptions(options);
+    const { state, nonce } = this.#transactions.begin({
       state: merged.state as string | undefined,
       nonce: merged.nonce as string | undefined,
       appState: merged.appState,
@@ -75,12 +75,12 @@ export class WebAuth {
 
   /** Redirects to `/authorize` (hosted login, or a connection's own login with `connection`). */
   authorize(options: Options = {}): void {
-    window.location.assign(this.transactionUrl(options));
+    window.location.assign(this.#transactionUrl(options));
   }
 
-  private validationContext(transaction: Transaction | null, nonce: string | undefined) {
+  #validationContext(transaction: Transaction | null, nonce: string | undefined) {
     return {
-      keys: this.keys,
+      keys: this.#keys,
       issuer: `${this.client.base}/`,
       clientId: this.baseOptions.clientID,
       leeway: this.baseOptions.leeway,
@@ -98,7 +98,7 @@ export class WebAuth {
     const given = (typeof options === 'function' ? {} : (options ?? {})) as { hash?: string; state?: string; nonce?: string };
     const fields = hashFields(given.hash ?? window.location.hash);
     const state = fields.state === undefined ? undefined : String(fields.state);
-    const transaction = state === undefined ? null : this.transactions.take(state);
+    const transaction = state === undefined ? null : this.#transactions.take(state);
     if (fields.error !== undefined) {
       cb(authError(String(fields.error), String(fields.error_description ?? ''), state));
       return;
@@ -112,11 +112,11 @@ export class WebAuth {
       cb(invalidToken('`state` does not match.', state));
       return;
     }
-    this.finish(fields, transaction, given.nonce ?? transaction?.nonce, cb);
+    this.#finish(fields, transaction, given.nonce ?? transaction?.nonce, cb);
   }
 
-  private finish(fields: ResponseFields, transaction: Transaction | null, nonce: string | undefined, cb: Callback<AuthResult>) {
-    toAuthResult(fields, this.validationContext(transaction, nonce), transaction?.appState).then(
+  #finish(fields: ResponseFields, transaction: Transaction | null, nonce: string | undefined, cb: Callback<AuthResult>) {
+    toAuthResult(fields, this.#validationContext(transaction, nonce), transaction?.appState).then(
       (result) => (isAuthError(result) ? cb(result) : cb(null, result)),
       (failure: unknown) => cb(invalidToken(String(failure))),
     );
@@ -128,11 +128,11 @@ export class WebAuth {
    */
   checkSession(options: Options, cb: Callback<AuthResult>): void {
     const now = Date.now();
-    if (now - this.lastSessionCheck < CHECK_SESSION_INTERVAL_MS) {
-      this.warn('checkSession was called again within 15 minutes: poll at most every 15 minutes.');
+    if (now - this.#lastSessionCheck < CHECK_SESSION_INTERVAL_MS) {
+      this.#warn('checkSession was called again within 15 minutes: poll at most every 15 minutes.');
     }
-    this.lastSessionCheck = now;
-    const merged = this.requestOptions({ ...options, responseMode: 'web_message', prompt: 'none' });
+    this.#lastSessionCheck = now;
+    const merged = this.#requestOptions({ ...options, responseMode: 'web_message', prompt: 'none' });
     if (!merged.redirectUri) {
       cb(requestError('redirectUri option is required', { error: 'invalid_request', error_description: 'redirectUri option is required' }));
       return;
@@ -141,25 +141,25 @@ export class WebAuth {
     const nonce = (merged.nonce as string | undefined) ?? (merged.responseType.split(' ').includes('id_token') ? crypto.randomUUID() : undefined);
     const url = this.client.buildAuthorizeUrl({ ...merged, state, nonce, timeout: undefined });
     const timeoutMs = typeof merged.timeout === 'number' ? merged.timeout : CHECK_SESSION_TIMEOUT_MS;
-    authorizeInFrame({ url, origin: this.tenantOrigin, state, timeoutMs }, (response) => {
+    authorizeInFrame({ url, origin: this.#tenantOrigin, state, timeoutMs }, (response) => {
       if (response.error !== undefined) {
         const description = String(response.error_description ?? '');
         cb({ ...authError(String(response.error), description, state), error_description: description } as LibraryError);
         return;
       }
       const maxAge = merged.maxAge as number | undefined;
-      this.finish(response, maxAge !== undefined ? { maxAge } : null, nonce, cb);
+      this.#finish(response, maxAge !== undefined ? { maxAge } : null, nonce, cb);
     });
   }
 
-  private popupAuthorize(options: Options, cb: Callback<AuthResult>): void {
-    const merged = this.requestOptions({ ...options, popupOptions: undefined });
+  #popupAuthorize(options: Options, cb: Callback<AuthResult>): void {
+    const merged = this.#requestOptions({ ...options, popupOptions: undefined });
     const redirectOrigin = typeof merged.redirectUri === 'string' ? originOf(merged.redirectUri) : undefined;
     if (!redirectOrigin) {
       cb(requestError('redirectUri option is required', { error: 'invalid_request', error_description: 'redirectUri option is required for popup.authorize' }));
       return;
     }
-    const url = this.transactionUrl({ ...merged, responseMode: merged.responseMode === 'query' ? 'fragment' : merged.responseMode });
+    const url = this.#transactionUrl({ ...merged, responseMode: merged.responseMode === 'query' ? 'fragment' : merged.responseMode });
     authorizeInPopup(url, redirectOrigin, options.popupOptions as Record<string, number> | undefined, (err, hash) => {
       if (err) return cb(err);
       this.parseHash({ hash: hash ?? '' }, (parseErr, result) => (parseErr ? cb(parseErr) : cb(null, result ?? undefined)));
@@ -167,7 +167,7 @@ export class WebAuth {
   }
 
   /** On the popup's redirect page: hands the result back to the page that opened the popup. */
-  private popupCallback(options: { hash?: string } = {}): void {
+  #popupCallback(options: { hash?: string } = {}): void {
     answerOpener(options.hash ?? window.location.hash);
   }
 
@@ -180,10 +180,10 @@ export class WebAuth {
     if (!username) return void cb(requestError('username option is required', { error: 'invalid_request', error_description: 'username or email option is required' }, undefined, { legacyNames: true }));
     if (!options.password) return void cb(requestError('password option is required', { error: 'invalid_request', error_description: 'password option is required' }, undefined, { legacyNames: true }));
     if (!options.realm) return void cb(requestError('realm option is required', { error: 'invalid_request', error_description: 'realm option is required' }, undefined, { legacyNames: true }));
-    this.crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm: options.realm }, options, cb);
+    this.#crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm: options.realm }, options, cb);
   }
 
-  private crossOriginLogin(credentials: Options, options: Options, cb: Callback<never>) {
+  #crossOriginLogin(credentials: Options, options: Options, cb: Callback<never>) {
     const body = { client_id: this.baseOptions.clientID, ...credentials };
     request(`${this.client.base}/co/authenticate`, { method: 'POST', body, withCredentials: true }).then(
       (answer) => {
@@ -192,7 +192,7 @@ export class WebAuth {
           cb(requestError({ status: answer.status, body: answer.body }, answer.body, answer, { legacyNames: true }));
           return;
         }
-        if (result.co_id && result.co_verifier) keepVerifier(this.verifiers, this.tenantOrigin, result.co_id, result.co_verifier);
+        if (result.co_id && result.co_verifier) keepVerifier(this.#verifiers, this.#tenantOrigin, result.co_id, result.co_verifier);
         const { connection: _connection, send: _send, ...authorizeOptions } = options;
         this.authorize({ ...authorizeOptions, loginTicket: result.login_ticket });
       },
@@ -202,7 +202,7 @@ export class WebAuth {
 
   /** Call on the application's cross-origin verification page (the application's `cross_origin_loc`). */
   crossOriginVerification(): void {
-    serveVerifier(this.verifiers, this.tenantOrigin);
+    serveVerifier(this.#verifiers, this.#tenantOrigin);
   }
 
   /** Sends a one-time code or a magic link by e-mail or SMS. */
@@ -213,13 +213,13 @@ export class WebAuth {
     }
     const linkSent = send === undefined || send === null || send === 'link';
     // A link, once clicked, answers at the redirect URI: that answer needs a transaction of its own.
-    const authParams = linkSent ? this.linkParameters(options) : undefined;
+    const authParams = linkSent ? this.#linkParameters(options) : undefined;
     this.client.passwordless.start({ connection, send: linkSent ? 'link' : 'code', email, phoneNumber, ...(authParams ? { authParams } : {}) }, cb);
   }
 
-  private linkParameters(options: Options): Options {
-    const merged = this.requestOptions((options.authParams as Options | undefined) ?? {});
-    const { state, nonce } = this.transactions.begin({ state: merged.state as string | undefined, nonce: merged.nonce as string | undefined, responseType: merged.responseType });
+  #linkParameters(options: Options): Options {
+    const merged = this.#requestOptions((options.authParams as Options | undefined) ?? {});
+    const { state, nonce } = this.#transactions.begin({ state: merged.state as string | undefined, nonce: merged.nonce as string | undefined, responseType: merged.responseType });
     const { clientID: _clientID, ...rest } = merged;
     return { ...rest, state, nonce };
   }
@@ -233,7 +233,7 @@ export class WebAuth {
     if (!username || (email !== undefined && phoneNumber !== undefined)) {
       return void cb(requestError('email or phoneNumber is required', { error: 'invalid_request', error_description: 'exactly one of email or phoneNumber is required' }, undefined, { legacyNames: true }));
     }
-    this.crossOriginLogin({ credential_type: PASSWORDLESS_OTP, username, otp: String(verificationCode), realm: connection }, authorizeOptions, cb);
+    this.#crossOriginLogin({ credential_type: PASSWORDLESS_OTP, username, otp: String(verificationCode), realm: connection }, authorizeOptions, cb);
   }
 
   /** Creates a user in a database connection. */
@@ -246,12 +246,27 @@ export class WebAuth {
     this.client.dbConnection.changePassword(options, cb);
   }
 
+  /** Creates the user, then logs them in with the same credentials (embedded login). */
+  signupAndAuthorize(options: Options, cb: Callback<never>): void {
+    this.signup(options, (err) => {
+      if (err) return cb(err);
+      const { connection, email, password, username: _username, user_metadata: _um, userMetadata: _umc, ...authorizeOptions } = options;
+      this.login({ ...authorizeOptions, realm: connection, username: email, password }, cb);
+    });
+  }
+
+  /** The reference's former name of `crossOriginVerification`. */
+  crossOriginAuthenticationCallback(): void {
+    this.#warn('crossOriginAuthenticationCallback is deprecated: use crossOriginVerification.');
+    this.crossOriginVerification();
+  }
+
   /** Ends the session at the tenant and returns to `returnTo` (which must be allowed). */
   logout(options: { returnTo?: string; clientID?: string; federated?: boolean } = {}): void {
     window.location.assign(this.client.buildLogoutUrl(options));
   }
 
-  private warn(message: string) {
+  #warn(message: string) {
     if (!this.baseOptions._disableDeprecationWarnings) console.warn(`latchkey: ${message}`);
   }
 }
