@@ -13,6 +13,14 @@ export default tseslint.config(
     },
   },
   {
+    // The demo's browser scripts: plain JavaScript on a page that loaded the library's global.
+    files: ['packages/server/demo/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', history: 'readonly', latchkey: 'readonly' },
+    },
+  },
+  {
     files: ['packages/server/bin/**', 'bench/**', 'scripts/**', 'packages/*/scripts/**', 'packages/server/src/cli.ts'],
     rules: { 'no-console': 'off' },
   },

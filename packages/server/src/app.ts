@@ -21,6 +21,7 @@ import { devOutboxRoutes } from './http/dev-outbox.js';
 import { revokeRoutes } from './http/oauth/revoke.js';
 import { userinfoRoutes } from './http/oauth/userinfo.js';
 import { AUTHENTICATION_CORS_PATHS, cors, MANAGEMENT_CORS_PATHS } from './http/plugins/cors.js';
+import { demoRoutes } from './http/demo.js';
 import { libraryRoutes, loadLibraryBundle } from './http/library.js';
 import { tokenRoutes } from './http/oauth/token.js';
 import { wellKnownRoutes } from './http/oauth/well-known.js';
@@ -76,7 +77,9 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(resetPasswordRoutes(registry));
   });
 
-  await app.register(libraryRoutes(registry, loadLibraryBundle()));
+  const bundle = loadLibraryBundle();
+  await app.register(libraryRoutes(registry, bundle));
+  if (registry.config.demo && bundle) await app.register(demoRoutes(registry, bundle));
   await app.register(
     async (surface) => {
       // Before the surface's own hooks: a preflight carries no token and is answered here.

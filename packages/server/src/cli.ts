@@ -23,6 +23,7 @@ async function runServe(config: Config) {
       `Latchkey is listening on ${server.url} (issuer ${config.issuer})`,
       `Management API: ${config.issuer}/api/v2  (OpenAPI: ${config.issuer}/api/v2/openapi.json)`,
       credentials,
+      ...(config.demo ? [`Demo application (development only): ${config.issuer}/demo/`] : []),
       `E-mail: ${server.delivery.email}; text messages: ${server.delivery.sms}` +
         (config.production || (config.delivery.smtpUrl && config.delivery.smsUrl) ? '' : ` (read them at ${config.issuer}/dev/outbox)`),
     ].join('\n'),

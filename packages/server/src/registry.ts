@@ -22,6 +22,7 @@ import type { Delivery } from './services/delivery/channels.js';
 import { localOutbox, type LocalOutbox } from './services/delivery/outbox.js';
 import { createDelivery } from './services/delivery/transports.js';
 import { passwordResets, type PasswordResets } from './services/password-reset.js';
+import { ensureDemoApplication } from './services/demo-application.js';
 import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
 import { managementApiIdentifier } from './services/resource-servers.js';
@@ -109,6 +110,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       now,
     });
     await keys.ensure();
+    if (config.demo) await ensureDemoApplication({ storage, tenantId, issuer: config.issuer, now });
     const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
     const handleKey = secret.key('artifact-handle');
     const authLimiters = new Map<string, RateLimiter>();

@@ -33,6 +33,8 @@ export interface Config {
   /** Shared with the customer edge that terminates mTLS; unset, forwarded certificates are not trusted. */
   edgeApiKey: string | undefined;
   production: boolean;
+  /** Serve the demo application (`/demo/`) and provision its client; never in production. */
+  demo: boolean;
   logLevel: string;
 }
 
@@ -150,6 +152,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const edgeApiKey = read(env, 'LATCHKEY_EDGE_API_KEY');
   if (edgeApiKey !== undefined && edgeApiKey.length < 32) throw new ConfigError('LATCHKEY_EDGE_API_KEY', 'use at least 32 characters');
+  const demoSetting = read(env, 'LATCHKEY_DEMO') ?? 'on';
+  if (demoSetting !== 'on' && demoSetting !== 'off') throw new ConfigError('LATCHKEY_DEMO', 'must be on or off');
+  const demo = demoSetting === 'on' && !production;
   const breachedRangeUrl = read(env, 'LATCHKEY_BREACHED_RANGE_URL');
   if (breachedRangeUrl !== undefined) parseUrl('LATCHKEY_BREACHED_RANGE_URL', breachedRangeUrl, ['http:', 'https:']);
   const smtpUrl = read(env, 'SMTP_URL');
@@ -183,6 +188,7 @@ export function loadConfig(env: Env = process.env): Config {
       smsFrom: read(env, 'LATCHKEY_SMS_FROM') ?? 'Latchkey',
     },
     production,
+    demo,
     logLevel,
   };
 }

@@ -100,6 +100,12 @@ export const SETTINGS = [
     meaning:
       'Key the edge proxy that verifies client certificates sends as `cname-api-key` (at least 32 characters). When set, the token endpoint accepts mTLS client authentication from requests carrying it with `client-certificate` and `client-certificate-ca-verified`; unset, those headers are ignored.',
   },
+  {
+    env: 'LATCHKEY_DEMO',
+    default: 'on (off in production)',
+    meaning:
+      'The development-only demo application at `/demo/` (`on` or `off`): its own client `latchkey-demo`, the `Username-Password-Authentication` and `email` connections, created at start. Never served when `NODE_ENV=production`.',
+  },
   { env: 'NODE_ENV', default: 'development', meaning: '`production` requires `LATCHKEY_SECRET` and turns off development conveniences.' },
   { env: 'LOG_LEVEL', default: 'info', meaning: 'pino log level (`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`).' },
 ] as const satisfies readonly Setting[];

@@ -72,6 +72,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
         LATCHKEY_ADMIN_CLIENT_SECRET: ADMIN_CLIENT_SECRET,
         LATCHKEY_TENANT: `t-${randomId(10).toLowerCase()}`,
         LATCHKEY_MGMT_RATE_LIMIT: '100000/s',
+        // Suites provision what they need; the demo's client and connections would only be in their way.
+        LATCHKEY_DEMO: 'off',
         LOG_LEVEL: 'silent',
         PORT: '0',
         ...(database?.env ?? {}),
