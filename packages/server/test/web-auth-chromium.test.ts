@@ -186,6 +186,9 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     // The reference library reads the Management API's `error` (the reason phrase); ours its `message`.
     if (library === 'latchkey') expect(other.err).toMatchObject({ description: 'User to be acted on does not match subject in bearer token.' });
 
+    const attributes = await management('patchUserAttributes', [fx.user.userId, { name: 'Someone Else' }]);
+    expect(attributes.err).toMatchObject({ statusCode: 403 });
+
     const secondaryEmail = `linked-${library}@example.com`;
     expect((await api('POST', '/users', { connection: fx.connection, email: secondaryEmail, password: fx.user.password })).status).toBe(201);
     const secondary = await call(page, 'client.login', { realm: fx.connection, username: secondaryEmail, password: fx.user.password, scope: 'openid' });
@@ -270,6 +273,37 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     expect(refused.err).toMatchObject({ error: 'invalid_token' });
     if (library === 'latchkey') expect(jwksReads).toEqual([]);
     await fresh.close();
+  });
+
+  it('responseType code with responseMode query answers the code in the query string', async () => {
+    const page = await appPage(allowing.context);
+    await page.evaluate(() => (window as unknown as { webAuth: { authorize(options: unknown): void } }).webAuth.authorize({ responseType: 'code', responseMode: 'query' }));
+    await signInOnHostedPage(page);
+    await page.waitForURL(`${app.origin}/callback?**`);
+    const answer = new URL(page.url());
+    expect(answer.searchParams.get('code')).toMatch(/.{20,}/);
+    expect(answer.searchParams.get('state')).toMatch(/.{16,}/);
+    await page.close();
+  });
+
+  it('popup.loginWithCredentials signs in without leaving the page; passwordlessVerify completes a code by redirect', async () => {
+    const page = await appPage(allowing.context);
+    const silent = await call(page, 'popup.loginWithCredentials', { realm: fx.connection, username: fx.user.email, password: fx.user.password });
+    expect(silent.err).toBeNull();
+    expect(silent.res).toMatchObject({ accessToken: expect.any(String), idTokenPayload: { sub: fx.user.userId } });
+    expect(page.url()).toBe(`${app.origin}/`);
+    const wrong = await call(page, 'popup.loginWithCredentials', { realm: fx.connection, username: fx.user.email, password: 'not it' });
+    expect(wrong.err).toMatchObject({ code: 'access_denied' });
+
+    const email = `verify-${library}@example.com`;
+    expect((await call(page, 'passwordlessStart', { connection: 'email', send: 'code', email })).err).toBeNull();
+    const message = (await server.registry.outbox.recent()).find((entry) => entry.message.to === email);
+    const code = /\b(\d{6})\b/.exec(message?.channel === 'email' ? message.message.text : '')?.[1] ?? '';
+    await leaveWith(page, `${app.origin}/callback#**`, 'passwordlessVerify', { connection: 'email', email, verificationCode: code });
+    const parsed = await parse(page);
+    expect(parsed.err).toBeNull();
+    expect(parsed.res).toMatchObject({ idTokenPayload: { email } });
+    await page.close();
   });
 
   it('client.buildAuthorizeUrl carries the options; logout returns to an allowed URL', async () => {

@@ -36,13 +36,17 @@ export class Authentication {
     signup: (options: Record<string, unknown>, cb: Callback<Record<string, unknown>>) => void;
     changePassword: (options: { connection?: string; email?: string }, cb: Callback<string>) => void;
   };
-  readonly passwordless: { start: (options: Record<string, unknown>, cb: Callback<Record<string, unknown>>) => void };
+  readonly passwordless: {
+    start: (options: Record<string, unknown>, cb: Callback<Record<string, unknown>>) => void;
+    verify: (options: Record<string, unknown>, cb: Callback<Record<string, unknown>>) => void;
+    buildVerifyUrl: (options: Record<string, unknown>) => string;
+  };
 
   constructor(options: WebAuthOptions) {
     this.baseOptions = resolveOptions(options);
     this.base = baseUrl(this.baseOptions.domain);
     this.dbConnection = { signup: this.#signupUser.bind(this), changePassword: this.#requestPasswordChange.bind(this) };
-    this.passwordless = { start: this.#startPasswordless.bind(this) };
+    this.passwordless = { start: this.#startPasswordless.bind(this), verify: this.#verifyPasswordless.bind(this), buildVerifyUrl: this.#passwordlessVerifyUrl.bind(this) };
   }
 
   /** The `/authorize` URL for these options over the instance's defaults (no transaction is stored). */
@@ -82,6 +86,29 @@ export class Authentication {
     if (!options.password) return void missing(cb, 'password option is required');
     const { audience, scope } = this.baseOptions;
     this.oauthToken({ audience, scope, ...options, grantType: options.realm ? PASSWORD_REALM : 'password' }, cb);
+  }
+
+  /** The password grant without a realm: the tenant's default directory. */
+  loginWithDefaultDirectory(options: { username?: string; password?: string; scope?: string; audience?: string }, cb: Callback<TokenResult>): void {
+    const { realm: _realm, ...rest } = options as Record<string, unknown>;
+    this.login(rest, cb);
+  }
+
+  /** Checks a one-time code without spending it (`/passwordless/verify`). */
+  #verifyPasswordless(options: Record<string, unknown>, cb: Callback<Record<string, unknown>>): void {
+    const { connection, verificationCode, email, phoneNumber } = options as { connection?: string; verificationCode?: string; email?: string; phoneNumber?: string };
+    if (!connection) return void missing(cb, 'connection option is required');
+    if (!verificationCode) return void missing(cb, 'verificationCode option is required');
+    if ((email === undefined) === (phoneNumber === undefined)) return void missing(cb, 'exactly one of email or phoneNumber is required');
+    const body = { client_id: this.baseOptions.clientID, connection, verification_code: verificationCode, ...(email !== undefined ? { email } : { phone_number: phoneNumber }) };
+    respond(request(`${this.base}/passwordless/verify`, { method: 'POST', body }), cb, (answer) => answer as Record<string, unknown>);
+  }
+
+  /** `/passwordless/verify_redirect`: spends the code and answers like `/authorize` with these parameters. */
+  #passwordlessVerifyUrl(options: Record<string, unknown>): string {
+    const { verificationCode, email, phoneNumber, ...authorize } = options;
+    const params = authorizeParameters({ clientID: this.baseOptions.clientID, ...authorize });
+    return urlWithQuery(this.base, '/passwordless/verify_redirect', { ...params, verification_code: verificationCode, email, phone_number: phoneNumber });
   }
 
   #signupUser(options: Record<string, unknown>, cb: Callback<Record<string, unknown>>): void {

@@ -1,6 +1,7 @@
 import { requestError, type Callback } from '../helper/errors.js';
 
 const MESSAGE_TYPE = 'latchkey:popup_response';
+const POPUP_NAME = 'latchkey_authorize_popup';
 
 /** Where a popup sits: centred over the page, 500 x 600 unless given. */
 function features(options: { width?: number; height?: number; left?: number; top?: number } = {}): string {
@@ -16,8 +17,15 @@ function features(options: { width?: number; height?: number; left?: number; top
  * The hash is accepted only from that popup window and from the redirect URI's origin. A popup closed before
  * answering reports the reference library's error.
  */
-export function authorizeInPopup(url: string, redirectOrigin: string, popupOptions: Parameters<typeof features>[0], cb: Callback<string>): void {
-  const popup = window.open(url, 'latchkey_authorize_popup', features(popupOptions));
+export function authorizeInPopup(
+  url: string,
+  redirectOrigin: string,
+  options: { features?: Parameters<typeof features>[0]; window?: Window | null },
+  cb: Callback<string>,
+): void {
+  const reused = options.window && !options.window.closed ? options.window : null;
+  if (reused) reused.location.href = url;
+  const popup = reused ?? window.open(url, POPUP_NAME, features(options.features));
   if (!popup) {
     cb(requestError('Unable to open the popup window', { error: 'popup_blocked', error_description: 'The browser blocked the popup window' }));
     return;
@@ -41,6 +49,14 @@ export function authorizeInPopup(url: string, redirectOrigin: string, popupOptio
   }, 300);
   window.addEventListener('message', listen);
   popup.focus();
+}
+
+/**
+ * Opens the popup now, empty, for the next `popup.authorize`: a popup opened after asynchronous work is
+ * blocked by browsers, one opened in the click handler is not.
+ */
+export function preloadPopup(popupOptions?: Parameters<typeof features>[0]): Window | null {
+  return window.open('about:blank', POPUP_NAME, features(popupOptions));
 }
 
 /** Runs in the popup, on the redirect page: hands the hash to the page that opened it, on the same origin only. */

@@ -2,13 +2,15 @@ import { Authentication, PASSWORD_REALM, PASSWORDLESS_OTP } from '../authenticat
 import { authError, invalidToken, requestError, type Callback, type LibraryError } from '../helper/errors.js';
 import { request } from '../helper/request.js';
 import { browserStore, cookieStore, memoryStore, type KeyValueStore } from '../helper/storage.js';
+import { randomString } from '../helper/random.js';
 import { originOf } from '../helper/url.js';
 import { isAuthError, toAuthResult, type AuthResult, type ResponseFields } from './auth-result.js';
+import type { IdTokenPayload } from './id-token.js';
 import { keepVerifier, serveVerifier } from './cross-origin.js';
 import { authorizeInFrame } from './frame.js';
 import { jwksKeys, type KeyLookup } from './jwks.js';
 import { checkResponseType, defaultResponseType, type ResolvedOptions, type WebAuthOptions } from './options.js';
-import { answerOpener, authorizeInPopup } from './popup.js';
+import { answerOpener, authorizeInPopup, preloadPopup } from './popup.js';
 import { transactionStore, type Transaction, type TransactionStore } from './transactions.js';
 
 type Options = Record<string, unknown>;
@@ -33,12 +35,18 @@ export class WebAuth {
   readonly popup: {
     authorize: (options: Options, cb: Callback<AuthResult>) => void;
     callback: (options?: { hash?: string }) => void;
+    preload: (options?: { popupOptions?: Record<string, number> }) => Window | null;
+    loginWithCredentials: (options: Options, cb: Callback<AuthResult>) => void;
+    signupAndLogin: (options: Options, cb: Callback<AuthResult>) => void;
+    passwordlessVerify: (options: Options, cb: Callback<AuthResult>) => void;
   };
   readonly #tenantOrigin: string;
   readonly #transactions: TransactionStore;
   readonly #verifiers: KeyValueStore;
   readonly #keys: KeyLookup;
   #lastSessionCheck = 0;
+  /** A popup opened ahead by `popup.preload()` (in a click handler, where browsers allow it), for the next call. */
+  #preloaded: Window | null = null;
 
   constructor(options: WebAuthOptions) {
     this.client = new Authentication(options);
@@ -48,7 +56,14 @@ export class WebAuth {
     // The verifier must be readable by our frame of the application's page on the tenant's site: a cookie.
     this.#verifiers = typeof document !== 'undefined' ? cookieStore() : memoryStore();
     this.#keys = jwksKeys(`${this.client.base}/.well-known/jwks.json`);
-    this.popup = { authorize: this.#popupAuthorize.bind(this), callback: this.#popupCallback.bind(this) };
+    this.popup = {
+      authorize: this.#popupAuthorize.bind(this),
+      callback: this.#popupCallback.bind(this),
+      preload: (options = {}) => (this.#preloaded = preloadPopup(options.popupOptions)),
+      loginWithCredentials: this.#popupLoginWithCredentials.bind(this),
+      signupAndLogin: (options, cb) => this.signup(options, (err) => (err ? cb(err) : this.#popupLoginWithCredentials(options, cb))),
+      passwordlessVerify: this.#popupPasswordlessVerify.bind(this),
+    };
   }
 
   /** The request an authorize-like call makes: instance defaults, then the call's options. */
@@ -96,7 +111,15 @@ export class WebAuth {
   parseHash(options: Options | Callback<AuthResult | null>, maybeCb?: Callback<AuthResult | null>): void {
     const cb = (typeof options === 'function' ? options : maybeCb) as Callback<AuthResult | null>;
     const given = (typeof options === 'function' ? {} : (options ?? {})) as { hash?: string; state?: string; nonce?: string };
-    const fields = hashFields(given.hash ?? window.location.hash);
+    this.validateAuthenticationResponse(given, hashFields(given.hash ?? window.location.hash), cb);
+  }
+
+  /**
+   * Validates an authorization response already read into its fields (snake_case, as on the wire): an error
+   * is handed on, the state must be one this page started (or `options.state`), then the ID token is checked
+   * with the transaction's nonce or `options.nonce`.
+   */
+  validateAuthenticationResponse(options: { state?: string; nonce?: string }, fields: ResponseFields, cb: Callback<AuthResult | null>): void {
     const state = fields.state === undefined ? undefined : String(fields.state);
     const transaction = state === undefined ? null : this.#transactions.take(state);
     if (fields.error !== undefined) {
@@ -107,12 +130,20 @@ export class WebAuth {
       cb(null, null);
       return;
     }
-    const stateMatches = given.state !== undefined ? given.state === state : transaction !== null;
+    const stateMatches = options.state !== undefined ? options.state === state : transaction !== null;
     if (!stateMatches) {
       cb(invalidToken('`state` does not match.', state));
       return;
     }
-    this.#finish(fields, transaction, given.nonce ?? transaction?.nonce, cb);
+    this.#finish(fields, transaction, options.nonce ?? transaction?.nonce, cb);
+  }
+
+  /** Validates one ID token (RS256, issuer, audience, times with leeway, the nonce when given) and answers its claims. */
+  validateToken(token: string, nonce: string | undefined, cb: Callback<IdTokenPayload>): void {
+    toAuthResult({ id_token: token }, this.#validationContext(null, nonce)).then(
+      (result) => (isAuthError(result) ? cb(result) : cb(null, result.idTokenPayload ?? undefined)),
+      (failure: unknown) => cb(invalidToken(String(failure))),
+    );
   }
 
   #finish(fields: ResponseFields, transaction: Transaction | null, nonce: string | undefined, cb: Callback<AuthResult>) {
@@ -132,13 +163,24 @@ export class WebAuth {
       this.#warn('checkSession was called again within 15 minutes: poll at most every 15 minutes.');
     }
     this.#lastSessionCheck = now;
-    const merged = this.#requestOptions({ ...options, responseMode: 'web_message', prompt: 'none' });
+    this.#silentAuthorize({ ...options, prompt: 'none' }, cb);
+  }
+
+  /** The reference's former silent renewal; it now works as `checkSession`. */
+  renewAuth(options: Options, cb: Callback<AuthResult>): void {
+    this.#warn('renewAuth is deprecated: use checkSession.');
+    this.#silentAuthorize({ ...options, prompt: 'none', usePostMessage: undefined, postMessageDataType: undefined, postMessageOrigin: undefined }, cb);
+  }
+
+  /** `/authorize` answered by web_message in a hidden frame; the state and nonce are this call's own. */
+  #silentAuthorize(options: Options, cb: Callback<AuthResult>): void {
+    const merged = this.#requestOptions({ ...options, responseMode: 'web_message' });
     if (!merged.redirectUri) {
       cb(requestError('redirectUri option is required', { error: 'invalid_request', error_description: 'redirectUri option is required' }));
       return;
     }
-    const state = (merged.state as string | undefined) ?? crypto.randomUUID();
-    const nonce = (merged.nonce as string | undefined) ?? (merged.responseType.split(' ').includes('id_token') ? crypto.randomUUID() : undefined);
+    const state = (merged.state as string | undefined) ?? randomString();
+    const nonce = (merged.nonce as string | undefined) ?? (merged.responseType.split(' ').includes('id_token') ? randomString() : undefined);
     const url = this.client.buildAuthorizeUrl({ ...merged, state, nonce, timeout: undefined });
     const timeoutMs = typeof merged.timeout === 'number' ? merged.timeout : CHECK_SESSION_TIMEOUT_MS;
     authorizeInFrame({ url, origin: this.#tenantOrigin, state, timeoutMs }, (response) => {
@@ -160,7 +202,9 @@ export class WebAuth {
       return;
     }
     const url = this.#transactionUrl({ ...merged, responseMode: merged.responseMode === 'query' ? 'fragment' : merged.responseMode });
-    authorizeInPopup(url, redirectOrigin, options.popupOptions as Record<string, number> | undefined, (err, hash) => {
+    const preloaded = this.#preloaded;
+    this.#preloaded = null;
+    authorizeInPopup(url, redirectOrigin, { features: options.popupOptions as Record<string, number> | undefined, window: preloaded }, (err, hash) => {
       if (err) return cb(err);
       this.parseHash({ hash: hash ?? '' }, (parseErr, result) => (parseErr ? cb(parseErr) : cb(null, result ?? undefined)));
     });
@@ -180,10 +224,39 @@ export class WebAuth {
     if (!username) return void cb(requestError('username option is required', { error: 'invalid_request', error_description: 'username or email option is required' }, undefined, { legacyNames: true }));
     if (!options.password) return void cb(requestError('password option is required', { error: 'invalid_request', error_description: 'password option is required' }, undefined, { legacyNames: true }));
     if (!options.realm) return void cb(requestError('realm option is required', { error: 'invalid_request', error_description: 'realm option is required' }, undefined, { legacyNames: true }));
-    this.#crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm: options.realm }, options, cb);
+    this.#crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm: options.realm }, options, cb, (authorizeOptions) =>
+      this.authorize(authorizeOptions),
+    );
   }
 
-  #crossOriginLogin(credentials: Options, options: Options, cb: Callback<never>) {
+  /**
+   * The popup flavour of embedded login: no window opens; after `/co/authenticate` the login ticket is spent
+   * by `/authorize` in a hidden frame (web_message), and the callback gets the authResult.
+   */
+  #popupLoginWithCredentials(options: Options, cb: Callback<AuthResult>): void {
+    const username = (options?.username ?? options?.email) as string | undefined;
+    const realm = (options?.realm ?? options?.connection) as string | undefined;
+    if (!username || !options.password || !realm) {
+      return void cb(requestError('username, password and realm are required', { error: 'invalid_request', error_description: 'username (or email), password and realm (or connection) are required' }, undefined, { legacyNames: true }));
+    }
+    this.#crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm }, options, cb, (authorizeOptions) =>
+      this.#silentAuthorize(authorizeOptions, cb),
+    );
+  }
+
+  /** Passwordless with a code, completed in a hidden frame (no redirect of the page). */
+  #popupPasswordlessVerify(options: Options, cb: Callback<AuthResult>): void {
+    const { connection, verificationCode, email, phoneNumber, ...rest } = (options ?? {}) as Options;
+    const username = (email ?? phoneNumber) as string | undefined;
+    if (!connection || !verificationCode || !username) {
+      return void cb(requestError('connection, verificationCode and email or phoneNumber are required', { error: 'invalid_request', error_description: 'connection, verificationCode and email or phoneNumber are required' }, undefined, { legacyNames: true }));
+    }
+    this.#crossOriginLogin({ credential_type: PASSWORDLESS_OTP, username, otp: String(verificationCode), realm: connection }, rest, cb, (authorizeOptions) =>
+      this.#silentAuthorize(authorizeOptions, cb),
+    );
+  }
+
+  #crossOriginLogin(credentials: Options, options: Options, cb: Callback<never>, spendTicket: (authorizeOptions: Options) => void) {
     const body = { client_id: this.baseOptions.clientID, ...credentials };
     request(`${this.client.base}/co/authenticate`, { method: 'POST', body, withCredentials: true }).then(
       (answer) => {
@@ -193,8 +266,8 @@ export class WebAuth {
           return;
         }
         if (result.co_id && result.co_verifier) keepVerifier(this.#verifiers, this.#tenantOrigin, result.co_id, result.co_verifier);
-        const { connection: _connection, send: _send, ...authorizeOptions } = options;
-        this.authorize({ ...authorizeOptions, loginTicket: result.login_ticket });
+        const { connection: _connection, send: _send, popupOptions: _popupOptions, ...authorizeOptions } = options;
+        spendTicket({ ...authorizeOptions, loginTicket: result.login_ticket });
       },
       (failure: unknown) => cb(requestError(failure, { error: 'request_error', error_description: String(failure) }, undefined, { legacyNames: true })),
     );
@@ -233,7 +306,24 @@ export class WebAuth {
     if (!username || (email !== undefined && phoneNumber !== undefined)) {
       return void cb(requestError('email or phoneNumber is required', { error: 'invalid_request', error_description: 'exactly one of email or phoneNumber is required' }, undefined, { legacyNames: true }));
     }
-    this.#crossOriginLogin({ credential_type: PASSWORDLESS_OTP, username, otp: String(verificationCode), realm: connection }, authorizeOptions, cb);
+    this.#crossOriginLogin({ credential_type: PASSWORDLESS_OTP, username, otp: String(verificationCode), realm: connection }, authorizeOptions, cb, (ticketed) =>
+      this.authorize(ticketed),
+    );
+  }
+
+  /**
+   * Passwordless the hosted-page way: the code is checked (`/passwordless/verify`), then the browser goes to
+   * `/passwordless/verify_redirect`, which spends it and answers like `/authorize` at the redirect URI.
+   */
+  passwordlessVerify(options: Options, cb: Callback<never>): void {
+    const { connection, verificationCode, email, phoneNumber, ...authorizeOptions } = (options ?? {}) as Options;
+    const address = email !== undefined ? { email } : { phoneNumber };
+    this.client.passwordless.verify({ connection, verificationCode, ...address }, (err) => {
+      if (err) return cb(err);
+      const merged = this.#requestOptions(authorizeOptions);
+      const { state, nonce } = this.#transactions.begin({ state: merged.state as string | undefined, nonce: merged.nonce as string | undefined, responseType: merged.responseType });
+      window.location.assign(this.client.passwordless.buildVerifyUrl({ ...merged, state, nonce, connection, verificationCode, ...address }));
+    });
   }
 
   /** Creates a user in a database connection. */
