@@ -61,3 +61,8 @@ export function requestError(
   if (typeof fields.policy === 'string') result.policy = fields.policy;
   return result;
 }
+
+/** A call the library refuses before any request (a required option missing or wrong). */
+export function invalidRequest(message: string, options: { legacyNames?: boolean } = {}): RequestError {
+  return requestError(message, { error: 'invalid_request', error_description: message }, undefined, options);
+}

@@ -1,3 +1,5 @@
+import { requestError, type Callback } from '../helper/errors.js';
+import { request } from '../helper/request.js';
 import type { KeyValueStore } from '../helper/storage.js';
 
 /** How long the verifier of a cross-origin login is kept for the verification page (the login ticket lives less). */
@@ -26,4 +28,39 @@ export function serveVerifier(store: KeyValueStore, tenantOrigin: string): void 
     window.parent.postMessage({ type: 'co_verifier_response', response: { verifier } }, tenantOrigin);
   });
   if (window.parent !== window) window.parent.postMessage({ type: 'ready' }, tenantOrigin);
+}
+
+export interface CrossOriginDeps {
+  base: string;
+  clientId: string;
+  tenantOrigin: string;
+  verifiers: KeyValueStore;
+}
+
+/**
+ * `/co/authenticate` with the credentials (our session cookie is set cross-site), then the login ticket goes
+ * on to `/authorize` by `spendTicket` (a redirect, or a hidden frame). The verifier is kept for the
+ * verification page in case the browser drops that cookie.
+ */
+export function authenticateCrossOrigin(
+  deps: CrossOriginDeps,
+  credentials: Record<string, unknown>,
+  options: Record<string, unknown>,
+  cb: Callback<never>,
+  spendTicket: (authorizeOptions: Record<string, unknown>) => void,
+): void {
+  const body = { client_id: deps.clientId, ...credentials };
+  request(`${deps.base}/co/authenticate`, { method: 'POST', body, withCredentials: true }).then(
+    (answer) => {
+      const result = answer.body as { login_ticket?: string; co_verifier?: string; co_id?: string } | null;
+      if (answer.status < 200 || answer.status >= 300 || !result?.login_ticket) {
+        cb(requestError({ status: answer.status, body: answer.body }, answer.body, answer, { legacyNames: true }));
+        return;
+      }
+      if (result.co_id && result.co_verifier) keepVerifier(deps.verifiers, deps.tenantOrigin, result.co_id, result.co_verifier);
+      const { connection: _connection, send: _send, popupOptions: _popupOptions, ...authorizeOptions } = options;
+      spendTicket({ ...authorizeOptions, loginTicket: result.login_ticket });
+    },
+    (failure: unknown) => cb(requestError(failure, { error: 'request_error', error_description: String(failure) }, undefined, { legacyNames: true })),
+  );
 }

@@ -1,12 +1,11 @@
 import { Authentication, PASSWORD_REALM, PASSWORDLESS_OTP } from '../authentication/authentication.js';
-import { authError, invalidToken, requestError, type Callback, type LibraryError } from '../helper/errors.js';
-import { request } from '../helper/request.js';
+import { authError, invalidRequest, invalidToken, type Callback, type LibraryError } from '../helper/errors.js';
 import { browserStore, cookieStore, memoryStore, type KeyValueStore } from '../helper/storage.js';
 import { randomString } from '../helper/random.js';
 import { originOf } from '../helper/url.js';
 import { isAuthError, toAuthResult, type AuthResult, type ResponseFields } from './auth-result.js';
 import type { IdTokenPayload } from './id-token.js';
-import { keepVerifier, serveVerifier } from './cross-origin.js';
+import { authenticateCrossOrigin, serveVerifier } from './cross-origin.js';
 import { authorizeInFrame } from './frame.js';
 import { jwksKeys, type KeyLookup } from './jwks.js';
 import { checkResponseType, defaultResponseType, type ResolvedOptions, type WebAuthOptions } from './options.js';
@@ -176,7 +175,7 @@ export class WebAuth {
   #silentAuthorize(options: Options, cb: Callback<AuthResult>): void {
     const merged = this.#requestOptions({ ...options, responseMode: 'web_message' });
     if (!merged.redirectUri) {
-      cb(requestError('redirectUri option is required', { error: 'invalid_request', error_description: 'redirectUri option is required' }));
+      cb(invalidRequest('redirectUri option is required'));
       return;
     }
     const state = (merged.state as string | undefined) ?? randomString();
@@ -198,7 +197,7 @@ export class WebAuth {
     const merged = this.#requestOptions({ ...options, popupOptions: undefined });
     const redirectOrigin = typeof merged.redirectUri === 'string' ? originOf(merged.redirectUri) : undefined;
     if (!redirectOrigin) {
-      cb(requestError('redirectUri option is required', { error: 'invalid_request', error_description: 'redirectUri option is required for popup.authorize' }));
+      cb(invalidRequest('redirectUri option is required for popup.authorize'));
       return;
     }
     const url = this.#transactionUrl({ ...merged, responseMode: merged.responseMode === 'query' ? 'fragment' : merged.responseMode });
@@ -221,9 +220,9 @@ export class WebAuth {
    */
   login(options: Options, cb: Callback<never>): void {
     const username = (options?.username ?? options?.email) as string | undefined;
-    if (!username) return void cb(requestError('username option is required', { error: 'invalid_request', error_description: 'username or email option is required' }, undefined, { legacyNames: true }));
-    if (!options.password) return void cb(requestError('password option is required', { error: 'invalid_request', error_description: 'password option is required' }, undefined, { legacyNames: true }));
-    if (!options.realm) return void cb(requestError('realm option is required', { error: 'invalid_request', error_description: 'realm option is required' }, undefined, { legacyNames: true }));
+    if (!username) return void cb(invalidRequest('username or email option is required', { legacyNames: true }));
+    if (!options.password) return void cb(invalidRequest('password option is required', { legacyNames: true }));
+    if (!options.realm) return void cb(invalidRequest('realm option is required', { legacyNames: true }));
     this.#crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm: options.realm }, options, cb, (authorizeOptions) =>
       this.authorize(authorizeOptions),
     );
@@ -237,7 +236,7 @@ export class WebAuth {
     const username = (options?.username ?? options?.email) as string | undefined;
     const realm = (options?.realm ?? options?.connection) as string | undefined;
     if (!username || !options.password || !realm) {
-      return void cb(requestError('username, password and realm are required', { error: 'invalid_request', error_description: 'username (or email), password and realm (or connection) are required' }, undefined, { legacyNames: true }));
+      return void cb(invalidRequest('username (or email), password and realm (or connection) are required', { legacyNames: true }));
     }
     this.#crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm }, options, cb, (authorizeOptions) =>
       this.#silentAuthorize(authorizeOptions, cb),
@@ -249,7 +248,7 @@ export class WebAuth {
     const { connection, verificationCode, email, phoneNumber, ...rest } = (options ?? {}) as Options;
     const username = (email ?? phoneNumber) as string | undefined;
     if (!connection || !verificationCode || !username) {
-      return void cb(requestError('connection, verificationCode and email or phoneNumber are required', { error: 'invalid_request', error_description: 'connection, verificationCode and email or phoneNumber are required' }, undefined, { legacyNames: true }));
+      return void cb(invalidRequest('connection, verificationCode and email or phoneNumber are required', { legacyNames: true }));
     }
     this.#crossOriginLogin({ credential_type: PASSWORDLESS_OTP, username, otp: String(verificationCode), realm: connection }, rest, cb, (authorizeOptions) =>
       this.#silentAuthorize(authorizeOptions, cb),
@@ -257,20 +256,8 @@ export class WebAuth {
   }
 
   #crossOriginLogin(credentials: Options, options: Options, cb: Callback<never>, spendTicket: (authorizeOptions: Options) => void) {
-    const body = { client_id: this.baseOptions.clientID, ...credentials };
-    request(`${this.client.base}/co/authenticate`, { method: 'POST', body, withCredentials: true }).then(
-      (answer) => {
-        const result = answer.body as { login_ticket?: string; co_verifier?: string; co_id?: string } | null;
-        if (answer.status < 200 || answer.status >= 300 || !result?.login_ticket) {
-          cb(requestError({ status: answer.status, body: answer.body }, answer.body, answer, { legacyNames: true }));
-          return;
-        }
-        if (result.co_id && result.co_verifier) keepVerifier(this.#verifiers, this.#tenantOrigin, result.co_id, result.co_verifier);
-        const { connection: _connection, send: _send, popupOptions: _popupOptions, ...authorizeOptions } = options;
-        spendTicket({ ...authorizeOptions, loginTicket: result.login_ticket });
-      },
-      (failure: unknown) => cb(requestError(failure, { error: 'request_error', error_description: String(failure) }, undefined, { legacyNames: true })),
-    );
+    const deps = { base: this.client.base, clientId: this.baseOptions.clientID, tenantOrigin: this.#tenantOrigin, verifiers: this.#verifiers };
+    authenticateCrossOrigin(deps, credentials, options, cb, spendTicket);
   }
 
   /** Call on the application's cross-origin verification page (the application's `cross_origin_loc`). */
@@ -282,7 +269,7 @@ export class WebAuth {
   passwordlessStart(options: Options, cb: Callback<Record<string, unknown>>): void {
     const { connection, send, email, phoneNumber } = (options ?? {}) as { connection?: string; send?: string | null; email?: string; phoneNumber?: string };
     if (send !== undefined && send !== null && send !== 'code' && send !== 'link') {
-      return void cb(requestError('send option is not valid', { error: 'invalid_request', error_description: 'send option must be code or link' }));
+      return void cb(invalidRequest('send option must be code or link'));
     }
     const linkSent = send === undefined || send === null || send === 'link';
     // A link, once clicked, answers at the redirect URI: that answer needs a transaction of its own.
@@ -300,11 +287,11 @@ export class WebAuth {
   /** Completes a passwordless login with the code the user received. */
   passwordlessLogin(options: Options, cb: Callback<never>): void {
     const { connection, verificationCode, email, phoneNumber, ...authorizeOptions } = (options ?? {}) as Options;
-    if (!connection) return void cb(requestError('connection option is required', { error: 'invalid_request', error_description: 'connection option is required' }, undefined, { legacyNames: true }));
-    if (!verificationCode) return void cb(requestError('verificationCode option is required', { error: 'invalid_request', error_description: 'verificationCode option is required' }, undefined, { legacyNames: true }));
+    if (!connection) return void cb(invalidRequest('connection option is required', { legacyNames: true }));
+    if (!verificationCode) return void cb(invalidRequest('verificationCode option is required', { legacyNames: true }));
     const username = (email ?? phoneNumber) as string | undefined;
     if (!username || (email !== undefined && phoneNumber !== undefined)) {
-      return void cb(requestError('email or phoneNumber is required', { error: 'invalid_request', error_description: 'exactly one of email or phoneNumber is required' }, undefined, { legacyNames: true }));
+      return void cb(invalidRequest('exactly one of email or phoneNumber is required', { legacyNames: true }));
     }
     this.#crossOriginLogin({ credential_type: PASSWORDLESS_OTP, username, otp: String(verificationCode), realm: connection }, authorizeOptions, cb, (ticketed) =>
       this.authorize(ticketed),
