@@ -62,24 +62,25 @@ describe('demo application', () => {
     await page.context().close();
   });
 
-  it('logs in by redirect through the hosted page and through a popup', async () => {
-    const page = await demo();
-    await page.click('#login-redirect');
+  /** The hosted login page, in the demo's tab or in its popup. */
+  async function signInOnHostedPage(page: Page) {
     await page.waitForSelector('input[name="username"]');
     await page.fill('input[name="username"]', email);
     await page.fill('input[name="password"]', password);
     await page.click('button[type="submit"]');
+  }
+
+  it('logs in by redirect through the hosted page and through a popup', async () => {
+    const page = await demo();
+    await page.click('#login-redirect');
+    await signInOnHostedPage(page);
     await expect.poll(() => status(page).textContent(), { timeout: 15_000 }).toBe(`Logged in as ${email}`);
     await page.context().close();
 
     const popupPage = await demo();
     const opened = popupPage.waitForEvent('popup');
     await popupPage.click('#login-popup');
-    const popup = await opened;
-    await popup.waitForSelector('input[name="username"]');
-    await popup.fill('input[name="username"]', email);
-    await popup.fill('input[name="password"]', password);
-    await popup.click('button[type="submit"]');
+    await signInOnHostedPage(await opened);
     await expect.poll(() => status(popupPage).textContent(), { timeout: 15_000 }).toBe(`Logged in as ${email}`);
     await popupPage.context().close();
   });
