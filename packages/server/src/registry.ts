@@ -4,6 +4,9 @@ import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
 import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
+import { upstreamClient } from './oauth/upstream/client.js';
+import { upstreamLogin, type UpstreamLogin } from './oauth/upstream/login.js';
+import { federatedUsers } from './services/federated-users.js';
 import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
 import type { ClientAuthDeps } from './oauth/client-auth.js';
 import { oauthConfigCache, type OAuthConfig } from './oauth/config-cache.js';
@@ -51,6 +54,8 @@ export interface Registry {
   transactions: LoginTransactions;
   /** Cross-origin login: tickets from /co/authenticate that /authorize redeems. */
   loginTickets: LoginTickets;
+  /** Logins through upstream OpenID Connect and OAuth 2.0 providers (`/authorize?connection=`, `/login/callback`). */
+  upstream: UpstreamLogin;
   passwordResets: PasswordResets;
   notifier: Notifier;
   delivery: Delivery;
@@ -122,6 +127,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const resets = passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now });
     const protection = loginProtection({ storage, tenantId, handleKey, settings: attackProtection, notifier, issuer: config.issuer, now });
     const opaqueTokens = opaqueTokenCodec(secret.key('opaque-access-token'));
+    const transactions = loginTransactions({ storage, tenantId, handleKey, now });
     return {
       config,
       log,
@@ -154,8 +160,17 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       },
       sessions: sessionsService({ storage, tenantId, handleKey, now, ...SESSION_LIFETIMES }),
       sessionLifetimes: SESSION_LIFETIMES,
-      transactions: loginTransactions({ storage, tenantId, handleKey, now }),
+      transactions,
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
+      upstream: upstreamLogin({
+        storage,
+        tenantId,
+        issuer: config.issuer,
+        transactions,
+        client: upstreamClient({ now }),
+        users: federatedUsers({ storage, tenantId, now }),
+        allowHttp: !config.production,
+      }),
       passwordResets: resets,
       notifier,
       delivery,

@@ -3,6 +3,12 @@ import { ADMIN_CLIENT_ID, startTestServer, type TestServer } from './support/har
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 
+/** Upstream connections need a provider to work with (their options are checked when saved). */
+const UPSTREAM_OPTIONS: Record<string, Record<string, unknown>> = {
+  oidc: { discovery_url: 'https://idp.example.com/.well-known/openid-configuration' },
+  oauth2: { authorizationURL: 'https://idp.example.com/authorize', tokenURL: 'https://idp.example.com/token', profileURL: 'https://idp.example.com/me' },
+};
+
 describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
   let server: TestServer;
   let api: ManagementApi;
@@ -34,9 +40,15 @@ describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
     });
   });
 
-  it('accepts exactly the strategies auth0, email, sms, samlp and oidc', async () => {
-    for (const strategy of ['auth0', 'email', 'sms', 'samlp', 'oidc']) {
-      const created = await api('POST', '/connections', { name: `s-${strategy}`, strategy, display_name: strategy.toUpperCase(), enabled_clients: [ADMIN_CLIENT_ID, ADMIN_CLIENT_ID] });
+  it('accepts exactly the strategies auth0, email, sms, samlp, oidc and oauth2', async () => {
+    for (const strategy of ['auth0', 'email', 'sms', 'samlp', 'oidc', 'oauth2']) {
+      const created = await api('POST', '/connections', {
+        name: `s-${strategy}`,
+        strategy,
+        display_name: strategy.toUpperCase(),
+        enabled_clients: [ADMIN_CLIENT_ID, ADMIN_CLIENT_ID],
+        ...(UPSTREAM_OPTIONS[strategy] ? { options: UPSTREAM_OPTIONS[strategy] } : {}),
+      });
       expect(created).toMatchObject({ status: 201, body: { strategy, display_name: strategy.toUpperCase(), enabled_clients: [ADMIN_CLIENT_ID] } });
     }
     for (const strategy of ['ad', 'google-oauth2', 'waad']) {
@@ -44,7 +56,7 @@ describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
         status: 400,
         body: {
           errorCode: 'invalid_body',
-          message: `Payload validation error: 'No enum match for: "${strategy}"' on property strategy (Connection strategy: auth0, email, sms, samlp, oidc.).`,
+          message: `Payload validation error: 'No enum match for: "${strategy}"' on property strategy (Connection strategy: auth0, email, sms, samlp, oidc, oauth2.).`,
         },
       });
     }
@@ -91,7 +103,10 @@ describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
 
   it('lists by strategy (repeatable) and name, with offset or checkpoint pagination', async () => {
     for (const strategy of ['email', 'sms', 'auth0', 'oidc']) {
-      for (const n of [1, 2]) expect((await api('POST', '/connections', { name: `list-${strategy}-${n}`, strategy })).status).toBe(201);
+      for (const n of [1, 2]) {
+        const options = UPSTREAM_OPTIONS[strategy];
+        expect((await api('POST', '/connections', { name: `list-${strategy}-${n}`, strategy, ...(options ? { options } : {}) })).status).toBe(201);
+      }
     }
     // Only this test's connections (other tests add their own).
     const names = (body: { name?: unknown }[]) => body.map((connection) => String(connection.name)).filter((name) => name.startsWith('list-')).sort();

@@ -3,8 +3,9 @@ import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
 import { found, uniquely } from './unique.js';
+import { isUpstream, upstreamSettings } from '../oauth/upstream/options.js';
 
-export const STRATEGIES = ['auth0', 'email', 'sms', 'samlp', 'oidc'] as const;
+export const STRATEGIES = ['auth0', 'email', 'sms', 'samlp', 'oidc', 'oauth2'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
 export interface ConnectionData {
@@ -35,6 +36,8 @@ export interface ConnectionsDeps {
   storage: Storage;
   tenantId: string;
   now: () => Date;
+  /** Whether upstream providers may be at http: URLs (outside production). */
+  config?: { production: boolean };
 }
 
 const noConnection = () => new ServiceError('not_found', 'The connection does not exist', 'inexistent_connection');
@@ -44,6 +47,12 @@ export function connectionsService(deps: ConnectionsDeps) {
   const { storage, tenantId } = deps;
   const load = async (id: string) => found(await storage.connections.get(tenantId, id), noConnection);
   const view = (id: string, data: ConnectionData): ConnectionView => ({ ...data, id });
+  /** An upstream provider's options are checked when saved, not discovered broken at the first login. */
+  const checkOptions = (data: ConnectionData) => {
+    if (!isUpstream(data)) return;
+    const { problems } = upstreamSettings(data, deps.config?.production !== true);
+    if (problems.length > 0) throw new ServiceError('invalid', `Invalid options of a ${data.strategy} connection: ${problems.join('; ')}.`, 'invalid_body');
+  };
 
   return {
     async list(window: PageWindow, where: { strategy?: readonly string[]; name?: string }) {
@@ -66,6 +75,7 @@ export function connectionsService(deps: ConnectionsDeps) {
         realms: input.realms?.length ? input.realms : [input.name],
       };
       data.enabled_clients = [...new Set(data.enabled_clients)];
+      checkOptions(data);
       const id = `con_${randomId(16)}`;
       await uniquely(
         storage,
@@ -85,6 +95,7 @@ export function connectionsService(deps: ConnectionsDeps) {
         ...(enabled !== undefined ? { enabled_clients: [...new Set(enabled ?? [])] } : {}),
         ...(realms !== undefined ? { realms: realms.length ? realms : [record.data.name] } : {}),
       };
+      checkOptions(data);
       if (!(await storage.connections.update(tenantId, id, { data }))) throw noConnection();
       return view(id, data);
     },

@@ -79,7 +79,7 @@ export type UserPatch = Partial<Omit<UserInput, 'user_metadata' | 'app_metadata'
 };
 
 /** A stable default avatar: the platform's convention of a Gravatar URL keyed by the e-mail's MD5. */
-function defaultPicture(email: string | undefined): string {
+export function defaultPicture(email: string | undefined): string {
   const digest = createHash('md5').update((email ?? '').trim().toLowerCase()).digest('hex');
   return `https://s.gravatar.com/avatar/${digest}?s=480&r=pg&d=mp`;
 }

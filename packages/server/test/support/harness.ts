@@ -36,6 +36,8 @@ export interface TestServerOptions {
   /** Share the database of an earlier server (its `env`), as a second node would. */
   shareWith?: TestServer;
   https?: AppOptions['https'];
+  /** The host name of the issuer and `url` when listening (default localhost; some peers refuse localhost). */
+  publicHost?: string;
 }
 
 /** A per-suite database: a temporary SQLite file, or a fresh PostgreSQL schema dropped on close. */
@@ -83,7 +85,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   // A second node (shareWith) keeps the first node's issuer, as nodes behind one load balancer do.
   const port = options.listen ? await freePort() : 0;
   const scheme = options.https ? 'https' : 'http';
-  const ownIssuer: Record<string, string> = port && !env.LATCHKEY_ISSUER ? { LATCHKEY_ISSUER: `${scheme}://localhost:${port}` } : {};
+  const host = options.publicHost ?? 'localhost';
+  const ownIssuer: Record<string, string> = port && !env.LATCHKEY_ISSUER ? { LATCHKEY_ISSUER: `${scheme}://${host}:${port}` } : {};
   const config = loadConfig({ ...env, PORT: String(port), ...ownIssuer });
   const schema = env.TEST_PG_SCHEMA;
   const registry = await createRegistry(config, schema ? { schema } : {});
@@ -91,7 +94,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   let url = config.issuer;
   if (options.listen) {
     await app.listen({ port: config.port, host: '127.0.0.1' });
-    url = `${scheme}://localhost:${config.port}`;
+    url = `${scheme}://${host}:${config.port}`;
   } else {
     await app.ready();
   }

@@ -26,6 +26,7 @@ export function authorizeDeps(registry: Registry): AuthorizeDeps {
     sessions: registry.sessions,
     transactions: registry.transactions,
     loginTickets: registry.loginTickets,
+    upstream: registry.upstream,
   };
 }
 

@@ -57,6 +57,9 @@ export function sendOutcome(registry: Registry, reply: FastifyReply, outcome: Au
         retryUrl: `/authorize?${retry.toString()}`,
       });
     }
+    case 'upstream':
+      setTransactionCookie(registry, reply, outcome.transaction.publicId, outcome.handle);
+      return reply.header('cache-control', 'no-store').redirect(outcome.location, 302);
     case 'login': {
       setTransactionCookie(registry, reply, outcome.transaction.publicId, outcome.handle);
       const page = outcome.transaction.request.screenHint === 'signup' ? 'signup' : 'login';

@@ -18,6 +18,8 @@ export interface LoginTransaction {
   request: AuthorizeRequest;
   /** Values the user submitted last, to prefill the form again (never the password). */
   lastUsername?: string;
+  /** While the user is at an upstream provider: the connection, nonce and PKCE verifier of that login. */
+  upstream?: { connection: string; nonce: string; codeVerifier: string };
 }
 
 export interface TransactionDeps {

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { ConnectionData } from '../../services/connections.js';
+import type { FederatedUsers } from '../../services/federated-users.js';
+import type { Storage } from '../../storage/storage.js';
+import type { LoginTransaction, LoginTransactions } from '../authorize/transaction.js';
+import { AccessDenied, InvalidRequest } from '../errors.js';
+import { s256 } from '../pkce.js';
+import { UpstreamError, type UpstreamClient } from './client.js';
+import { upstreamSettings, type UpstreamSettings } from './options.js';
+
+/** What a login transaction remembers while the user is at the upstream provider. */
+export interface UpstreamPending {
+  connection: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+/** The provider's answer at `/login/callback` (query or form post). */
+export interface UpstreamAnswer {
+  code?: string | undefined;
+  id_token?: string | undefined;
+  error?: string | undefined;
+  error_description?: string | undefined;
+}
+
+export interface UpstreamLoginDeps {
+  storage: Storage;
+  tenantId: string;
+  issuer: string;
+  transactions: LoginTransactions;
+  client: UpstreamClient;
+  users: FederatedUsers;
+  /** Outside production, providers on http: URLs (the developer's machine) are allowed. */
+  allowHttp: boolean;
+}
+
+/**
+ * Login through an upstream OpenID Connect or OAuth 2.0 provider (`/authorize?connection=<name>`): the login
+ * transaction remembers a nonce and a PKCE verifier and is named by the upstream `state`; at
+ * `/login/callback` (in the browser that holds the transaction's cookie) the answer is checked, the user
+ * signed in, and the original authorization request answered.
+ */
+export function upstreamLogin(deps: UpstreamLoginDeps) {
+  const redirectUri = `${deps.issuer}/login/callback`;
+
+  function settingsFor(connection: ConnectionData): UpstreamSettings {
+    const { settings, problems } = upstreamSettings(connection, deps.allowHttp);
+    if (!settings) throw new InvalidRequest(`The connection '${connection.name}' is not configured: ${problems.join('; ')}.`);
+    return settings;
+  }
+
+  return {
+    settingsFor,
+    redirectUri,
+
+    /** Remembers the nonce and verifier in the transaction and answers where to send the browser. */
+    async begin(handle: string, transaction: LoginTransaction, connection: ConnectionData, settings: UpstreamSettings): Promise<string> {
+      if (settings.clientId === undefined || (settings.type === 'back_channel' && settings.clientSecret === undefined)) {
+        throw new InvalidRequest(`The connection '${connection.name}' has no client credentials of its own: set options.client_id and options.client_secret.`);
+      }
+      const pending: UpstreamPending = { connection: connection.name, nonce: randomBytes(24).toString('base64url'), codeVerifier: randomBytes(48).toString('base64url') };
+      await deps.transactions.save(handle, { ...transaction, upstream: pending });
+      let endpoints;
+      try {
+        endpoints = await deps.client.endpoints(settings);
+      } catch (error) {
+        if (error instanceof UpstreamError) throw new AccessDenied(error.message);
+        throw error;
+      }
+      return deps.client.authorizationUrl(settings, endpoints, {
+        redirectUri,
+        state: transaction.publicId,
+        nonce: pending.nonce,
+        codeChallenge: s256(pending.codeVerifier),
+        loginHint: transaction.request.loginHint,
+        forceLogin: transaction.request.prompt.includes('login'),
+      });
+    },
+
+    /** Checks the provider's answer and signs the user in; every refusal is `access_denied` for the application. */
+    async finish(transaction: LoginTransaction, answer: UpstreamAnswer): Promise<{ userId: string; connection: string; amr: string[] }> {
+      const pending = transaction.upstream;
+      if (!pending) throw new InvalidRequest('This login did not go to an identity provider.');
+      if (answer.error !== undefined) throw new AccessDenied(`The identity provider answered ${answer.error}${answer.error_description ? `: ${answer.error_description}` : ''}.`);
+      const record = await deps.storage.connections.findOne(deps.tenantId, { name: pending.connection });
+      if (!record?.data.enabled_clients.includes(transaction.request.clientId)) throw new AccessDenied(`The connection '${pending.connection}' is no longer enabled for this application.`);
+      const connection = record.data;
+      const settings = settingsFor(connection);
+      let claims: Record<string, unknown>;
+      try {
+        const endpoints = await deps.client.endpoints(settings);
+        if (settings.type === 'front_channel') {
+          if (!answer.id_token) throw new UpstreamError('The identity provider sent no ID token.');
+          claims = await deps.client.verifyIdToken(settings, endpoints, answer.id_token, pending.nonce);
+        } else {
+          if (!answer.code) throw new UpstreamError('The identity provider sent no authorization code.');
+          const tokens = await deps.client.exchange(settings, endpoints, { code: answer.code, redirectUri, codeVerifier: pending.codeVerifier });
+          if (settings.kind === 'oidc') {
+            if (!tokens.idToken) throw new UpstreamError('The identity provider answered the code without an ID token.');
+            claims = await deps.client.verifyIdToken(settings, endpoints, tokens.idToken, pending.nonce);
+            // Providers may keep profile claims out of the ID token (they answer them at userinfo).
+            if (tokens.accessToken && endpoints.userinfoEndpoint) {
+              const profile = await deps.client.profile(endpoints, tokens.accessToken);
+              if (profile.sub === claims.sub) claims = { ...profile, ...claims };
+            }
+          } else {
+            if (!tokens.accessToken) throw new UpstreamError('The identity provider answered the code without an access token.');
+            claims = await deps.client.profile(endpoints, tokens.accessToken);
+          }
+        }
+      } catch (error) {
+        if (error instanceof UpstreamError) throw new AccessDenied(error.message);
+        throw error;
+      }
+      const outcome = await deps.users.signIn(connection, claims, settings.mapping);
+      if (!outcome.ok) {
+        const reasons = { blocked: 'user is blocked', no_subject: 'The identity provider named no user id.', email_taken: 'Another user of this connection has the same e-mail address.' };
+        throw new AccessDenied(reasons[outcome.reason]);
+      }
+      return { userId: outcome.userId, connection: connection.name, amr: ['fed'] };
+    },
+  };
+}
+
+export type UpstreamLogin = ReturnType<typeof upstreamLogin>;
