@@ -4,6 +4,7 @@ import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
 import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
+import { samlServiceProvider } from './oauth/saml/service-provider.js';
 import { upstreamClient } from './oauth/upstream/client.js';
 import { upstreamLogin, type UpstreamLogin } from './oauth/upstream/login.js';
 import { federatedUsers } from './services/federated-users.js';
@@ -169,6 +170,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         transactions,
         client: upstreamClient({ now }),
         users: federatedUsers({ storage, tenantId, now }),
+        saml: samlServiceProvider({ storage, tenantId, issuer: config.issuer, now }),
         allowHttp: !config.production,
       }),
       passwordResets: resets,

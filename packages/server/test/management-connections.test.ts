@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_CLIENT_ID, startTestServer, type TestServer } from './support/harness.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
@@ -5,6 +6,11 @@ import { DIALECTS } from './support/services.js';
 
 /** Upstream connections need a provider to work with (their options are checked when saved). */
 const UPSTREAM_OPTIONS: Record<string, Record<string, unknown>> = {
+  samlp: {
+    signInEndpoint: 'https://idp.example.com/sso',
+    issuer: 'https://idp.example.com/',
+    signingCert: readFileSync(new URL('./fixtures/mtls-client-one.pem', import.meta.url), 'utf8'),
+  },
   oidc: { discovery_url: 'https://idp.example.com/.well-known/openid-configuration' },
   oauth2: { authorizationURL: 'https://idp.example.com/authorize', tokenURL: 'https://idp.example.com/token', profileURL: 'https://idp.example.com/me' },
 };

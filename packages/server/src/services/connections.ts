@@ -3,6 +3,7 @@ import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
 import { found, uniquely } from './unique.js';
+import { samlSettings } from '../oauth/saml/options.js';
 import { isUpstream, upstreamSettings } from '../oauth/upstream/options.js';
 
 export const STRATEGIES = ['auth0', 'email', 'sms', 'samlp', 'oidc', 'oauth2'] as const;
@@ -49,8 +50,9 @@ export function connectionsService(deps: ConnectionsDeps) {
   const view = (id: string, data: ConnectionData): ConnectionView => ({ ...data, id });
   /** An upstream provider's options are checked when saved, not discovered broken at the first login. */
   const checkOptions = (data: ConnectionData) => {
-    if (!isUpstream(data)) return;
-    const { problems } = upstreamSettings(data, deps.config?.production !== true);
+    if (!isUpstream(data) && data.strategy !== 'samlp') return;
+    const allowHttp = deps.config?.production !== true;
+    const { problems } = data.strategy === 'samlp' ? samlSettings(data, allowHttp) : upstreamSettings(data, allowHttp);
     if (problems.length > 0) throw new ServiceError('invalid', `Invalid options of a ${data.strategy} connection: ${problems.join('; ')}.`, 'invalid_body');
   };
 

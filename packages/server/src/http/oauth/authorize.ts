@@ -59,7 +59,7 @@ export function sendOutcome(registry: Registry, reply: FastifyReply, outcome: Au
     }
     case 'upstream':
       setTransactionCookie(registry, reply, outcome.transaction.publicId, outcome.handle);
-      return reply.header('cache-control', 'no-store').redirect(outcome.location, 302);
+      return sendAnswer(reply, outcome.answer);
     case 'login': {
       setTransactionCookie(registry, reply, outcome.transaction.publicId, outcome.handle);
       const page = outcome.transaction.request.screenHint === 'signup' ? 'signup' : 'login';

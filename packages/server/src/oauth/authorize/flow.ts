@@ -10,7 +10,6 @@ import { authorizationResult } from './issue.js';
 import type { AuthorizeRequest, RawParams } from './request.js';
 import { deliver, type AuthorizationAnswer } from './response.js';
 import type { LoginTransaction, LoginTransactions } from './transaction.js';
-import { isUpstream, usesDevelopmentKeys, type UpstreamSettings } from '../upstream/options.js';
 import type { UpstreamLogin } from '../upstream/login.js';
 
 export interface AuthorizeDeps {
@@ -37,7 +36,7 @@ export type AuthorizeOutcome =
   | { kind: 'answer'; answer: AuthorizationAnswer }
   | { kind: 'login'; handle: string; transaction: LoginTransaction }
   /** The login happens at an upstream provider: its transaction's cookie to set, and where to send the browser. */
-  | { kind: 'upstream'; handle: string; transaction: LoginTransaction; location: string }
+  | { kind: 'upstream'; handle: string; transaction: LoginTransaction; answer: AuthorizationAnswer }
   /** A login ticket was redeemed: a new SSO session (its cookie to set) and the answer. */
   | { kind: 'signed_in'; sessionHandle: string; answer: AuthorizationAnswer }
   /** The ticket's verifier must be read back through the application's cross-origin verification page. */
@@ -153,16 +152,16 @@ export async function authorizeAuthenticated(
 export async function authorize(raw: RawParams, browser: BrowserState, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
   return withTrustedTarget(raw, deps, async (target) => {
     const request = await checkRequest(raw, target, deps.config);
-    let upstream: { connection: ConnectionData; settings: UpstreamSettings } | undefined;
+    let federated: ConnectionData | undefined;
     if (request.connection !== undefined) {
       const connection = await deps.storage.connections.findOne(deps.tenantId, { name: request.connection });
       if (!connection?.data.enabled_clients.includes(request.clientId)) {
         throw new InvalidRequest(`The connection '${request.connection}' does not exist or is not enabled for this application.`);
       }
-      if (isUpstream(connection.data)) upstream = { connection: connection.data, settings: deps.upstream.settingsFor(connection.data) };
+      if (deps.upstream.isFederated(connection.data)) federated = connection.data;
     }
     // Development keys sign no one in silently (the spec): not even from an existing session.
-    if (upstream && request.prompt.includes('none') && usesDevelopmentKeys(upstream.settings)) throw new LoginRequired();
+    if (federated && deps.upstream.silentLoginImpossible(federated) && request.prompt.includes('none')) throw new LoginRequired();
     if (request.loginTicket !== undefined) return await ticketLogin(request, target, browser, deps);
     const session = await deps.sessions.find(browser.sessionHandle);
     // Latchkey keeps no record of consent, so a third-party application can only get it interactively.
@@ -174,7 +173,7 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
     }
     if (request.prompt.includes('none')) throw new LoginRequired();
     const { handle, transaction } = await deps.transactions.create(request);
-    if (upstream) return { kind: 'upstream', handle, transaction, location: await deps.upstream.begin(handle, transaction, upstream.connection, upstream.settings) };
+    if (federated) return { kind: 'upstream', handle, transaction, answer: await deps.upstream.begin(handle, transaction, federated) };
     return { kind: 'login', handle, transaction };
   });
 }

@@ -18,8 +18,8 @@ export interface LoginTransaction {
   request: AuthorizeRequest;
   /** Values the user submitted last, to prefill the form again (never the password). */
   lastUsername?: string;
-  /** While the user is at an upstream provider: the connection, nonce and PKCE verifier of that login. */
-  upstream?: { connection: string; nonce: string; codeVerifier: string };
+  /** While the user is at an upstream provider: the connection and what its answer must match. */
+  upstream?: { connection: string; nonce: string; codeVerifier: string } | { connection: string; samlRequestId: string };
 }
 
 export interface TransactionDeps {

@@ -6,13 +6,29 @@ import type { LoginTransaction, LoginTransactions } from '../authorize/transacti
 import { AccessDenied, InvalidRequest } from '../errors.js';
 import { s256 } from '../pkce.js';
 import { UpstreamError, type UpstreamClient } from './client.js';
-import { upstreamSettings, type UpstreamSettings } from './options.js';
+import { isUpstream, upstreamSettings, usesDevelopmentKeys, type UpstreamSettings } from './options.js';
+import type { AuthorizationAnswer } from '../authorize/response.js';
+import { samlSettings, type IdpInitiated, type SamlSettings } from '../saml/options.js';
+import { SamlRefused, type SamlServiceProvider } from '../saml/service-provider.js';
 
-/** What a login transaction remembers while the user is at the upstream provider. */
+/** What a login transaction remembers while the user is at an OpenID Connect or OAuth 2.0 provider. */
 export interface UpstreamPending {
   connection: string;
   nonce: string;
   codeVerifier: string;
+}
+
+const SIGN_IN_REFUSALS = {
+  blocked: 'user is blocked',
+  no_subject: 'The identity provider named no user id.',
+  email_taken: 'Another user of this connection has the same e-mail address.',
+} as const;
+
+/** Who signed in at the provider, as a session records it. */
+export interface FederatedLogin {
+  userId: string;
+  connection: string;
+  amr: string[];
 }
 
 /** The provider's answer at `/login/callback` (query or form post). */
@@ -30,6 +46,7 @@ export interface UpstreamLoginDeps {
   transactions: LoginTransactions;
   client: UpstreamClient;
   users: FederatedUsers;
+  saml: SamlServiceProvider;
   /** Outside production, providers on http: URLs (the developer's machine) are allowed. */
   allowHttp: boolean;
 }
@@ -49,38 +66,94 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
     return settings;
   }
 
+  function samlSettingsFor(connection: ConnectionData): SamlSettings {
+    const { settings, problems } = samlSettings(connection, deps.allowHttp);
+    if (!settings) throw new InvalidRequest(`The connection '${connection.name}' is not configured: ${problems.join('; ')}.`);
+    return settings;
+  }
+
+  /** Checks a posted SAML response for the connection and signs its user in. */
+  async function samlSignIn(connection: ConnectionData, settings: SamlSettings, samlResponse: string, expectedRequestId: string | undefined): Promise<FederatedLogin> {
+    let claims;
+    try {
+      claims = await deps.saml.validate(connection.name, settings, samlResponse, expectedRequestId);
+    } catch (error) {
+      if (error instanceof SamlRefused) throw new AccessDenied(error.message);
+      throw error;
+    }
+    const outcome = await deps.users.signIn(connection, claims, {});
+    if (!outcome.ok) throw new AccessDenied(SIGN_IN_REFUSALS[outcome.reason]);
+    return { userId: outcome.userId, connection: connection.name, amr: ['fed'] };
+  }
+
+  async function samlConnection(name: string): Promise<ConnectionData> {
+    const record = await deps.storage.connections.findOne(deps.tenantId, { name });
+    if (!record || record.data.strategy !== 'samlp') throw new InvalidRequest(`There is no SAML connection named '${name}'.`);
+    return record.data;
+  }
+
   return {
-    settingsFor,
     redirectUri,
 
-    /** Remembers the nonce and verifier in the transaction and answers where to send the browser. */
-    async begin(handle: string, transaction: LoginTransaction, connection: ConnectionData, settings: UpstreamSettings): Promise<string> {
-      if (settings.clientId === undefined || (settings.type === 'back_channel' && settings.clientSecret === undefined)) {
-        throw new InvalidRequest(`The connection '${connection.name}' has no client credentials of its own: set options.client_id and options.client_secret.`);
+    /** Whether the connection is one whose login happens at another provider (OpenID Connect, OAuth 2.0, SAML). */
+    isFederated: (connection: ConnectionData) => isUpstream(connection) || connection.strategy === 'samlp',
+
+    /**
+     * Whether the connection can never sign anyone in silently (`prompt=none`): one without credentials of its
+     * own counts as using development keys. A misconfigured connection is refused here, before any redirect.
+     */
+    silentLoginImpossible(connection: ConnectionData): boolean {
+      if (connection.strategy === 'samlp') {
+        samlSettingsFor(connection);
+        return false;
       }
-      const pending: UpstreamPending = { connection: connection.name, nonce: randomBytes(24).toString('base64url'), codeVerifier: randomBytes(48).toString('base64url') };
-      await deps.transactions.save(handle, { ...transaction, upstream: pending });
-      let endpoints;
-      try {
-        endpoints = await deps.client.endpoints(settings);
-      } catch (error) {
-        if (error instanceof UpstreamError) throw new AccessDenied(error.message);
-        throw error;
+      return usesDevelopmentKeys(settingsFor(connection));
+    },
+
+    /** Starts the login at the provider: the transaction remembers what the answer must match. */
+    async begin(handle: string, transaction: LoginTransaction, connection: ConnectionData): Promise<AuthorizationAnswer> {
+      if (connection.strategy === 'samlp') {
+        const { answer, requestId } = await deps.saml.begin(connection.name, samlSettingsFor(connection), transaction.publicId);
+        await deps.transactions.save(handle, { ...transaction, upstream: { connection: connection.name, samlRequestId: requestId } });
+        return answer;
       }
-      return deps.client.authorizationUrl(settings, endpoints, {
-        redirectUri,
-        state: transaction.publicId,
-        nonce: pending.nonce,
-        codeChallenge: s256(pending.codeVerifier),
-        loginHint: transaction.request.loginHint,
-        forceLogin: transaction.request.prompt.includes('login'),
-      });
+      return { kind: 'redirect', location: await beginOidc(handle, transaction, connection, settingsFor(connection)) };
+    },
+
+    /** A SAML response to a login this browser started (service-provider-initiated). */
+    async finishSaml(transaction: LoginTransaction, connectionName: string, samlResponse: string): Promise<FederatedLogin> {
+      const pending = transaction.upstream;
+      if (!pending || !('samlRequestId' in pending) || pending.connection !== connectionName) throw new AccessDenied('This login did not go to this SAML identity provider.');
+      const connection = await samlConnection(connectionName);
+      if (!connection.enabled_clients.includes(transaction.request.clientId)) throw new AccessDenied(`The connection '${connectionName}' is no longer enabled for this application.`);
+      return samlSignIn(connection, samlSettingsFor(connection), samlResponse, pending.samlRequestId);
+    },
+
+    /**
+     * An identity-provider-initiated sign-on: accepted only when the connection allows it, for its default
+     * application, which must have the connection enabled. Answers the user and how to ask `/authorize`.
+     */
+    async idpInitiatedSaml(connectionName: string, samlResponse: string): Promise<{ user: FederatedLogin; authorize: Record<string, string> }> {
+      const connection = await samlConnection(connectionName);
+      const settings = samlSettingsFor(connection);
+      const idp: IdpInitiated = settings.idpInitiated;
+      if (!idp.enabled || !idp.clientId) throw new AccessDenied(`The connection '${connectionName}' does not accept identity-provider-initiated sign-on.`);
+      if (!connection.enabled_clients.includes(idp.clientId)) throw new AccessDenied(`The connection '${connectionName}' is not enabled for its default application.`);
+      const user = await samlSignIn(connection, settings, samlResponse, undefined);
+      const query = Object.fromEntries(new URLSearchParams(idp.clientAuthorizeQuery));
+      return { user, authorize: { response_type: 'code', ...query, client_id: idp.clientId, connection: connectionName } };
+    },
+
+    /** The service-provider metadata of a SAML connection. */
+    async samlMetadata(connectionName: string): Promise<string> {
+      const connection = await samlConnection(connectionName);
+      return deps.saml.metadata(connectionName, samlSettingsFor(connection));
     },
 
     /** Checks the provider's answer and signs the user in; every refusal is `access_denied` for the application. */
-    async finish(transaction: LoginTransaction, answer: UpstreamAnswer): Promise<{ userId: string; connection: string; amr: string[] }> {
+    async finish(transaction: LoginTransaction, answer: UpstreamAnswer): Promise<FederatedLogin> {
       const pending = transaction.upstream;
-      if (!pending) throw new InvalidRequest('This login did not go to an identity provider.');
+      if (!pending || !('nonce' in pending)) throw new InvalidRequest('This login did not go to an OpenID Connect or OAuth 2.0 provider.');
       if (answer.error !== undefined) throw new AccessDenied(`The identity provider answered ${answer.error}${answer.error_description ? `: ${answer.error_description}` : ''}.`);
       const record = await deps.storage.connections.findOne(deps.tenantId, { name: pending.connection });
       if (!record?.data.enabled_clients.includes(transaction.request.clientId)) throw new AccessDenied(`The connection '${pending.connection}' is no longer enabled for this application.`);
@@ -113,13 +186,34 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
         throw error;
       }
       const outcome = await deps.users.signIn(connection, claims, settings.mapping);
-      if (!outcome.ok) {
-        const reasons = { blocked: 'user is blocked', no_subject: 'The identity provider named no user id.', email_taken: 'Another user of this connection has the same e-mail address.' };
-        throw new AccessDenied(reasons[outcome.reason]);
-      }
+      if (!outcome.ok) throw new AccessDenied(SIGN_IN_REFUSALS[outcome.reason]);
       return { userId: outcome.userId, connection: connection.name, amr: ['fed'] };
     },
   };
+
+  /** Remembers the nonce and verifier in the transaction and answers where to send the browser. */
+  async function beginOidc(handle: string, transaction: LoginTransaction, connection: ConnectionData, settings: UpstreamSettings): Promise<string> {
+    if (settings.clientId === undefined || (settings.type === 'back_channel' && settings.clientSecret === undefined)) {
+      throw new InvalidRequest(`The connection '${connection.name}' has no client credentials of its own: set options.client_id and options.client_secret.`);
+    }
+    const pending: UpstreamPending = { connection: connection.name, nonce: randomBytes(24).toString('base64url'), codeVerifier: randomBytes(48).toString('base64url') };
+    await deps.transactions.save(handle, { ...transaction, upstream: pending });
+    let endpoints;
+    try {
+      endpoints = await deps.client.endpoints(settings);
+    } catch (error) {
+      if (error instanceof UpstreamError) throw new AccessDenied(error.message);
+      throw error;
+    }
+    return deps.client.authorizationUrl(settings, endpoints, {
+      redirectUri,
+      state: transaction.publicId,
+      nonce: pending.nonce,
+      codeChallenge: s256(pending.codeVerifier),
+      loginHint: transaction.request.loginHint,
+      forceLogin: transaction.request.prompt.includes('login'),
+    });
+  }
 }
 
 export type UpstreamLogin = ReturnType<typeof upstreamLogin>;

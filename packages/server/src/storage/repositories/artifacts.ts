@@ -15,7 +15,8 @@ export type ArtifactKind =
   | 'login_failures'
   | 'user_block'
   | 'ip_failures'
-  | 'unblock_ticket';
+  | 'unblock_ticket'
+  | 'saml_assertion';
 
 export interface Artifact<Data> {
   id: string;
