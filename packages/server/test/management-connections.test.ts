@@ -1,19 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_CLIENT_ID, startTestServer, type TestServer } from './support/harness.js';
+import { SAMPLE_FEDERATED_OPTIONS } from './support/connection-options.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 
-/** Upstream connections need a provider to work with (their options are checked when saved). */
-const UPSTREAM_OPTIONS: Record<string, Record<string, unknown>> = {
-  samlp: {
-    signInEndpoint: 'https://idp.example.com/sso',
-    issuer: 'https://idp.example.com/',
-    signingCert: readFileSync(new URL('./fixtures/mtls-client-one.pem', import.meta.url), 'utf8'),
-  },
-  oidc: { discovery_url: 'https://idp.example.com/.well-known/openid-configuration' },
-  oauth2: { authorizationURL: 'https://idp.example.com/authorize', tokenURL: 'https://idp.example.com/token', profileURL: 'https://idp.example.com/me' },
-};
 
 describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
   let server: TestServer;
@@ -53,7 +43,7 @@ describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
         strategy,
         display_name: strategy.toUpperCase(),
         enabled_clients: [ADMIN_CLIENT_ID, ADMIN_CLIENT_ID],
-        ...(UPSTREAM_OPTIONS[strategy] ? { options: UPSTREAM_OPTIONS[strategy] } : {}),
+        ...(SAMPLE_FEDERATED_OPTIONS[strategy] ? { options: SAMPLE_FEDERATED_OPTIONS[strategy] } : {}),
       });
       expect(created).toMatchObject({ status: 201, body: { strategy, display_name: strategy.toUpperCase(), enabled_clients: [ADMIN_CLIENT_ID] } });
     }
@@ -110,7 +100,7 @@ describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
   it('lists by strategy (repeatable) and name, with offset or checkpoint pagination', async () => {
     for (const strategy of ['email', 'sms', 'auth0', 'oidc']) {
       for (const n of [1, 2]) {
-        const options = UPSTREAM_OPTIONS[strategy];
+        const options = SAMPLE_FEDERATED_OPTIONS[strategy];
         expect((await api('POST', '/connections', { name: `list-${strategy}-${n}`, strategy, ...(options ? { options } : {}) })).status).toBe(201);
       }
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../src/services/passwords.js';
 import { startTestServer, type TestServer } from './support/harness.js';
+import { SAMPLE_FEDERATED_OPTIONS } from './support/connection-options.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 
@@ -18,7 +19,7 @@ describe.each(DIALECTS)('Management API users (%s)', (dialect) => {
       { name: 'with-usernames', strategy: 'auth0', options: { requires_username: true } },
       { name: 'email', strategy: 'email' },
       { name: 'sms', strategy: 'sms' },
-      { name: 'corporate', strategy: 'samlp' },
+      { name: 'corporate', strategy: 'samlp', options: SAMPLE_FEDERATED_OPTIONS.samlp },
     ]) {
       expect((await api('POST', '/connections', connection)).status).toBe(201);
     }
