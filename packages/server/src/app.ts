@@ -12,6 +12,7 @@ import { resetPasswordRoutes } from './http/login/reset-password.js';
 import { signupRoutes } from './http/login/signup.js';
 import { authorizeRoutes } from './http/oauth/authorize.js';
 import { upstreamCallbackRoutes } from './http/oauth/upstream-callback.js';
+import { samlIdpRoutes } from './http/oauth/saml-idp.js';
 import { logoutRoutes } from './http/oauth/logout.js';
 import { authRateLimit, oauthSurface } from './http/oauth/surface.js';
 import { dbConnectionsRoutes } from './http/oauth/dbconnections.js';
@@ -73,6 +74,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     if (!registry.config.production) await surface.register(devOutboxRoutes(registry));
     await surface.register(authorizeRoutes(registry));
     await surface.register(upstreamCallbackRoutes(registry));
+    await surface.register(samlIdpRoutes(registry));
     await surface.register(logoutRoutes(registry));
     await surface.register(loginRoutes(registry));
     await surface.register(signupRoutes(registry));

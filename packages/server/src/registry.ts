@@ -4,6 +4,8 @@ import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
 import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
+import { signingCertificates } from './keys/certificate.js';
+import { samlIdentityProvider, type SamlIdentityProvider } from './oauth/saml/identity-provider.js';
 import { samlServiceProvider } from './oauth/saml/service-provider.js';
 import { upstreamClient } from './oauth/upstream/client.js';
 import { upstreamLogin, type UpstreamLogin } from './oauth/upstream/login.js';
@@ -57,6 +59,8 @@ export interface Registry {
   loginTickets: LoginTickets;
   /** Logins through upstream OpenID Connect and OAuth 2.0 providers (`/authorize?connection=`, `/login/callback`). */
   upstream: UpstreamLogin;
+  /** Latchkey as a SAML identity provider (the SAML2 Web App add-on of applications). */
+  samlIdp: SamlIdentityProvider;
   passwordResets: PasswordResets;
   notifier: Notifier;
   delivery: Delivery;
@@ -173,6 +177,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         saml: samlServiceProvider({ storage, tenantId, issuer: config.issuer, now }),
         allowHttp: !config.production,
       }),
+      samlIdp: samlIdentityProvider({ certificates: signingCertificates(keys, new URL(config.issuer).hostname), issuer: config.issuer, tenantId, now }),
       passwordResets: resets,
       notifier,
       delivery,

@@ -31,10 +31,25 @@ export interface ClientData {
   oidc_conformant: boolean;
   sso_disabled: boolean;
   client_metadata: Record<string, string>;
+  addons?: { samlp?: SamlAddon };
   /** Key- or certificate-based methods; when any is configured, the client authenticates only by those. */
   client_authentication_methods?: ClientAuthenticationMethods | null;
   /** Registered keys and certificates (managed under /clients/{id}/credentials, never shown in the client). */
   credentials?: ClientCredential[];
+}
+
+/** The SAML2 Web App add-on: Latchkey as this application's SAML identity provider (the platform's names). */
+export interface SamlAddon {
+  audience?: string;
+  recipient?: string;
+  destination?: string;
+  callback?: string;
+  mappings?: Record<string, string>;
+  nameIdentifierFormat?: string;
+  nameIdentifierProbes?: string[];
+  lifetimeInSeconds?: number;
+  signResponse?: boolean;
+  logout?: { callback?: string; slo_enabled?: boolean };
 }
 
 /** What a create request may carry: every field optional, nested ones partial. */

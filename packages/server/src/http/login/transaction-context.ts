@@ -5,6 +5,7 @@ import type { CachedClient } from '../../oauth/config-cache.js';
 import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import { sendAnswer } from '../oauth/answer-pages.js';
+import { sendSamlAnswer } from '../oauth/saml-answer.js';
 import { clearTransactionCookie, sessionHandle, setSessionCookie, transactionHandle } from './cookies.js';
 import { sendErrorPage } from './pages.js';
 
@@ -96,5 +97,7 @@ export async function finishLogin(
   await registry.sessions.end(sessionHandle(request));
   const { handle, session } = await registry.sessions.create({ ...user, clientId: open.client.clientId });
   setSessionCookie(registry, reply, handle);
+  // A login for a SAML service provider is answered with a signed SAML response instead.
+  if (open.transaction.saml) return sendSamlAnswer(registry, reply, open.client, open.transaction.saml, session);
   return sendAnswer(reply, await completeAuthorization(open.transaction.request, open.client, session, authorizeDeps(registry)));
 }

@@ -86,6 +86,30 @@ const writable = {
   oidc_conformant: Type.Optional(Type.Boolean({ description: 'Whether the application follows strict OIDC conformance.' })),
   sso_disabled: Type.Optional(Type.Boolean({ description: 'Disable single sign-on.' })),
   client_metadata: Type.Optional(metadataOf(Type.String({ maxLength: 255 }), 'Up to 10 string key/value pairs.')),
+  addons: Type.Optional(
+    Type.Object(
+      {
+        samlp: Type.Optional(
+          Type.Object(
+            {
+              audience: Type.Optional(Type.String({ maxLength: 1024, description: 'Audience of the assertions (default: the AuthnRequest issuer, else the ACS URL).' })),
+              recipient: Type.Optional(Type.String({ maxLength: 2048, description: 'Recipient of the assertions (default: the ACS URL).' })),
+              destination: Type.Optional(Type.String({ maxLength: 2048, description: 'Destination of the responses (default: the ACS URL).' })),
+              callback: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https?://', description: "The service provider's assertion consumer service URL (default: the first callback)." })),
+              mappings: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 1024 }), { maxProperties: 50, description: 'Profile field -> SAML attribute name.' })),
+              nameIdentifierFormat: Type.Optional(Type.String({ maxLength: 255, description: 'NameID format (default unspecified).' })),
+              nameIdentifierProbes: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 10, description: 'Profile fields tried in order for the NameID (default user_id).' })),
+              lifetimeInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, description: 'Validity of the assertion (default 3600).' })),
+              signResponse: Type.Optional(Type.Boolean({ description: 'Sign the whole response as well as the assertion.' })),
+              logout: Type.Optional(Type.Object({ callback: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https?://' })), slo_enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+            },
+            { additionalProperties: false, description: 'SAML2 Web App: Latchkey signs users in to this application as its SAML identity provider.' },
+          ),
+        ),
+      },
+      { additionalProperties: false, description: 'Add-ons of the application.' },
+    ),
+  ),
 };
 
 const CreateBody = Type.Object(writable, { additionalProperties: false });

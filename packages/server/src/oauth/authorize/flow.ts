@@ -48,7 +48,7 @@ export function errorAnswer(target: Pick<TrustedTarget, 'responseMode' | 'redire
 }
 
 /** Whether the SSO session may answer this request without the user logging in again. */
-async function sessionServes(session: Session | undefined, request: AuthorizeRequest, deps: AuthorizeDeps): Promise<boolean> {
+export async function sessionServes(session: Session | undefined, request: AuthorizeRequest, deps: AuthorizeDeps): Promise<boolean> {
   if (!session || request.prompt.includes('login')) return false;
   const now = Math.floor(deps.users.now().getTime() / 1000);
   if (request.maxAge !== undefined && now - session.data.auth_time > request.maxAge) return false;

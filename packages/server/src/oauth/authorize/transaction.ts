@@ -20,6 +20,8 @@ export interface LoginTransaction {
   lastUsername?: string;
   /** While the user is at an upstream provider: the connection and what its answer must match. */
   upstream?: { connection: string; nonce: string; codeVerifier: string } | { connection: string; samlRequestId: string };
+  /** A login for a SAML service provider (Latchkey as identity provider): where and how to answer it. */
+  saml?: { acsUrl: string; requestId?: string; requestIssuer?: string; relayState?: string };
 }
 
 export interface TransactionDeps {

@@ -1,0 +1,107 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
+import { sessionServes } from '../../oauth/authorize/flow.js';
+import type { AuthorizeRequest } from '../../oauth/authorize/request.js';
+import type { CachedClient } from '../../oauth/config-cache.js';
+import { parseAuthnRequest, SamlRequestRefused, type ParsedAuthnRequest } from '../../oauth/saml/identity-provider.js';
+import type { Registry } from '../../registry.js';
+import { escapeHtml } from '../../text/html.js';
+import { clearSessionCookie, sessionHandle, setTransactionCookie } from '../login/cookies.js';
+import { sendErrorPage } from '../login/pages.js';
+import { authorizeDeps } from '../login/transaction-context.js';
+import { sendSamlAnswer } from './saml-answer.js';
+
+const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 64, description: 'The application with the SAML2 Web App add-on.' }) }, { additionalProperties: false });
+const SamlMessage = Type.Object(
+  {
+    SAMLRequest: Type.Optional(Type.String({ maxLength: 65536, description: 'AuthnRequest (deflated for GET, base64 for POST).' })),
+    RelayState: Type.Optional(Type.String({ maxLength: 1024, description: 'Returned to the service provider unchanged.' })),
+  },
+  { additionalProperties: true },
+);
+
+/**
+ * Latchkey as a SAML identity provider for applications with the SAML2 Web App add-on: `GET|POST
+ * /samlp/{client_id}` (an AuthnRequest, or none for identity-provider-initiated sign-on) answers from the SSO
+ * session or through the hosted login page with a signed response posted to the application's assertion
+ * consumer service; `/samlp/metadata/{client_id}` and `/samlp/{client_id}/logout`.
+ */
+export function samlIdpRoutes(registry: Registry): FastifyPluginAsyncTypebox {
+  const deps = authorizeDeps(registry);
+
+  /** The ACS URL: the request's own only if the application lists it, else the add-on's or the first callback. */
+  function acsUrlFor(client: CachedClient, request: ParsedAuthnRequest | undefined): string | undefined {
+    const addon = client.data.addons?.samlp;
+    const allowed = [...(addon?.callback ? [addon.callback] : []), ...client.data.callbacks];
+    if (request?.acsUrl) return allowed.includes(request.acsUrl) ? request.acsUrl : undefined;
+    return allowed[0];
+  }
+
+  async function signOn(message: { SAMLRequest?: string; RelayState?: string }, binding: 'redirect' | 'post', clientId: string, request: FastifyRequest, reply: FastifyReply) {
+    const client = await registry.oauthConfig.client(clientId);
+    if (!client?.data.addons?.samlp) return sendErrorPage(registry, reply, 404, 'invalid_request', 'This application is not a SAML service provider of this tenant.');
+    let parsed: ParsedAuthnRequest | undefined;
+    try {
+      parsed = message.SAMLRequest ? parseAuthnRequest(message.SAMLRequest, binding) : undefined;
+    } catch (error) {
+      if (error instanceof SamlRequestRefused) return sendErrorPage(registry, reply, 400, 'invalid_request', error.message, client);
+      throw error;
+    }
+    const acsUrl = acsUrlFor(client, parsed);
+    if (!acsUrl) return sendErrorPage(registry, reply, 400, 'invalid_request', 'The AssertionConsumerServiceURL is not one of the application’s callbacks.', client);
+    const saml = { acsUrl, ...(parsed ? { requestId: parsed.id } : {}), ...(parsed?.issuer ? { requestIssuer: parsed.issuer } : {}), ...(message.RelayState !== undefined ? { relayState: message.RelayState } : {}) };
+    // The hosted pages work from an authorization request: this one stands for the SAML request.
+    const standIn: AuthorizeRequest = { clientId, redirectUri: acsUrl, responseTypes: ['id_token'], responseMode: 'form_post', scopes: ['openid', 'profile', 'email'], prompt: parsed?.forceAuthn ? ['login'] : [], extensions: {} };
+    const session = await registry.sessions.find(sessionHandle(request));
+    if (session && (await sessionServes(session, standIn, deps))) return sendSamlAnswer(registry, reply, client, saml, session);
+    const { handle, transaction } = await registry.transactions.create(standIn);
+    await registry.transactions.save(handle, { ...transaction, saml });
+    setTransactionCookie(registry, reply, transaction.publicId, handle);
+    return reply.header('cache-control', 'no-store').redirect(`/u/login?state=${encodeURIComponent(transaction.publicId)}`, 302);
+  }
+
+  return async (app) => {
+    const tags = ['saml'];
+    app.get('/samlp/:client_id', { schema: { tags, summary: 'SAML sign-on (HTTP-Redirect binding, or identity-provider-initiated)', params: ClientParams, querystring: SamlMessage } }, async (request, reply) =>
+      signOn(request.query, 'redirect', request.params.client_id, request, reply),
+    );
+    app.post('/samlp/:client_id', { schema: { tags, summary: 'SAML sign-on (HTTP-POST binding)', params: ClientParams, body: SamlMessage } }, async (request, reply) =>
+      signOn(request.body, 'post', request.params.client_id, request, reply),
+    );
+    app.get('/samlp/metadata/:client_id', { schema: { tags, summary: 'SAML identity-provider metadata', params: ClientParams } }, async (request, reply) => {
+      const client = await registry.oauthConfig.client(request.params.client_id);
+      if (!client?.data.addons?.samlp) return sendErrorPage(registry, reply, 404, 'invalid_request', 'This application is not a SAML service provider of this tenant.');
+      return reply.type('application/samlmetadata+xml; charset=utf-8').send(await registry.samlIdp.metadata(client.clientId));
+    });
+    app.get('/samlp/:client_id/logout', { schema: { tags, summary: 'SAML single logout (HTTP-Redirect binding)', params: ClientParams, querystring: SamlMessage } }, async (request, reply) => {
+      const client = await registry.oauthConfig.client(request.params.client_id);
+      const addon = client?.data.addons?.samlp;
+      if (!client || !addon) return sendErrorPage(registry, reply, 404, 'invalid_request', 'This application is not a SAML service provider of this tenant.');
+      await registry.sessions.end(sessionHandle(request));
+      clearSessionCookie(registry, reply);
+      const callback = addon.logout?.callback;
+      if (!callback) return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('You are logged out.');
+      let inResponseTo: string | undefined;
+      if (request.query.SAMLRequest) {
+        let text = '';
+        try {
+          text = inflateRawSync(Buffer.from(request.query.SAMLRequest, 'base64')).toString('utf8');
+        } catch {
+          return sendErrorPage(registry, reply, 400, 'invalid_request', 'The SAMLRequest could not be decoded.', client);
+        }
+        if (/<!DOCTYPE|<!ENTITY/i.test(text)) return sendErrorPage(registry, reply, 400, 'invalid_request', 'The SAMLRequest carries a DTD, which is not accepted.', client);
+        inResponseTo = /<(?:\w+:)?LogoutRequest\b[^>]*\bID="([^"]+)"/.exec(text)?.[1];
+      }
+      const logoutResponse =
+        `<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomBytes(20).toString('hex')}" Version="2.0" IssueInstant="${new Date().toISOString()}" Destination="${escapeHtml(callback)}"` +
+        `${inResponseTo ? ` InResponseTo="${escapeHtml(inResponseTo)}"` : ''}><saml:Issuer>${escapeHtml(registry.samlIdp.entityId)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status></samlp:LogoutResponse>`;
+      const url = new URL(callback);
+      url.searchParams.set('SAMLResponse', deflateRawSync(Buffer.from(logoutResponse)).toString('base64'));
+      if (request.query.RelayState !== undefined) url.searchParams.set('RelayState', request.query.RelayState);
+      return reply.header('cache-control', 'no-store').redirect(url.toString(), 302);
+    });
+  };
+}

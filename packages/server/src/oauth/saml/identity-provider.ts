@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { inflateRawSync } from 'node:zlib';
+import { DOMParser, type Document as XmlDocument } from '@xmldom/xmldom';
+import { SignedXml } from 'xml-crypto';
+import type { SigningCertificates } from '../../keys/certificate.js';
+import type { SamlAddon } from '../../services/clients.js';
+import { escapeHtml as xml } from '../../text/html.js';
+import { HTTP_POST, HTTP_REDIRECT } from './options.js';
+
+const UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
+const CLAIMS = 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims';
+
+/** The platform's default attribute names for profile fields. */
+const DEFAULT_MAPPINGS: Record<string, string> = {
+  user_id: `${CLAIMS}/nameidentifier`,
+  email: `${CLAIMS}/emailaddress`,
+  name: `${CLAIMS}/name`,
+  given_name: `${CLAIMS}/givenname`,
+  family_name: `${CLAIMS}/surname`,
+  nickname: 'http://schemas.auth0.com/nickname',
+};
+
+/** A request Latchkey will not serve; the message says why. */
+export class SamlRequestRefused extends Error {}
+
+export interface ParsedAuthnRequest {
+  id: string;
+  issuer?: string;
+  acsUrl?: string;
+  forceAuthn: boolean;
+}
+
+const first = (doc: XmlDocument, name: string) => doc.getElementsByTagNameNS('*', name)[0];
+
+/** Reads an AuthnRequest (deflated for the redirect binding, plain for the post binding); DTDs are refused. */
+export function parseAuthnRequest(encoded: string, binding: 'redirect' | 'post'): ParsedAuthnRequest {
+  let text: string;
+  try {
+    const bytes = Buffer.from(encoded, 'base64');
+    text = (binding === 'redirect' ? inflateRawSync(bytes) : bytes).toString('utf8');
+  } catch {
+    throw new SamlRequestRefused('The SAMLRequest could not be decoded.');
+  }
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new SamlRequestRefused('The SAMLRequest carries a DTD, which is not accepted.');
+  const doc = new DOMParser().parseFromString(text, 'text/xml');
+  const root = doc.documentElement;
+  if (!root || root.localName !== 'AuthnRequest') throw new SamlRequestRefused('The SAMLRequest is not an AuthnRequest.');
+  const id = root.getAttribute('ID');
+  if (!id) throw new SamlRequestRefused('The AuthnRequest has no ID.');
+  const issuer = first(doc, 'Issuer')?.textContent?.trim();
+  const acsUrl = root.getAttribute('AssertionConsumerServiceURL') ?? undefined;
+  return { id, ...(issuer ? { issuer } : {}), ...(acsUrl ? { acsUrl } : {}), forceAuthn: root.getAttribute('ForceAuthn') === 'true' };
+}
+
+export interface SamlAnswerInput {
+  addon: SamlAddon;
+  acsUrl: string;
+  /** The service provider's entity ID from its AuthnRequest, if it sent one. */
+  requestIssuer?: string | undefined;
+  inResponseTo?: string | undefined;
+  user: Record<string, unknown> & { user_id: string };
+  sessionIndex: string;
+  authnInstant: Date;
+}
+
+/**
+ * Latchkey as a SAML 2.0 identity provider (the SAML2 Web App add-on): signed responses for an application's
+ * assertion consumer service, and the metadata it is configured from. The assertion is always signed (the
+ * whole response too with `signResponse`), by the tenant's current signing key and its certificate.
+ */
+export function samlIdentityProvider(deps: { certificates: SigningCertificates; issuer: string; tenantId: string; now: () => Date }) {
+  const entityId = `urn:latchkey:${deps.tenantId}`;
+  const ssoUrl = (clientId: string) => `${deps.issuer}/samlp/${encodeURIComponent(clientId)}`;
+
+  function sign(document: string, element: 'Assertion' | 'Response', key: { certificate: string; privateKeyPem: string }): string {
+    const signer = new SignedXml({
+      privateKey: key.privateKeyPem,
+      publicCert: key.certificate,
+      signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+      canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
+    });
+    signer.addReference({
+      xpath: `//*[local-name(.)='${element}']`,
+      transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
+      digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
+    });
+    signer.computeSignature(document, { location: { reference: `//*[local-name(.)='${element}']/*[local-name(.)='Issuer']`, action: 'after' }, prefix: 'ds' });
+    return signer.getSignedXml();
+  }
+
+  return {
+    entityId,
+
+    /** A signed `SAMLResponse` (base64) for the user. */
+    async response(input: SamlAnswerInput): Promise<string> {
+      const key = await deps.certificates.current();
+      const now = deps.now();
+      const lifetime = (input.addon.lifetimeInSeconds ?? 3600) * 1000;
+      const until = new Date(now.getTime() + lifetime).toISOString();
+      const audience = input.addon.audience ?? input.requestIssuer ?? input.acsUrl;
+      const recipient = input.addon.recipient ?? input.acsUrl;
+      const destination = input.addon.destination ?? input.acsUrl;
+      const probes = input.addon.nameIdentifierProbes ?? ['user_id'];
+      const nameId = probes.map((field) => input.user[field]).find((value) => typeof value === 'string' && value !== '') as string | undefined;
+      if (!nameId) throw new SamlRequestRefused('The user has none of the fields the application names as its NameID.');
+      const inResponseTo = input.inResponseTo ? ` InResponseTo="${xml(input.inResponseTo)}"` : '';
+      const mappings = { ...DEFAULT_MAPPINGS, ...(input.addon.mappings ?? {}) };
+      const attributes = Object.entries(mappings)
+        .flatMap(([field, name]) => {
+          const value = input.user[field];
+          if (value === undefined || value === null || value === '' || typeof value === 'object') return [];
+          return [`<saml:Attribute Name="${xml(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:uri"><saml:AttributeValue xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="xs:string">${xml(String(value))}</saml:AttributeValue></saml:Attribute>`];
+        })
+        .join('');
+      const assertionId = `_${randomBytes(20).toString('hex')}`;
+      const assertion =
+        `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${assertionId}" Version="2.0" IssueInstant="${now.toISOString()}">` +
+        `<saml:Issuer>${xml(entityId)}</saml:Issuer>` +
+        `<saml:Subject><saml:NameID Format="${xml(input.addon.nameIdentifierFormat ?? UNSPECIFIED)}">${xml(nameId)}</saml:NameID>` +
+        `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${until}" Recipient="${xml(recipient)}"${inResponseTo}/></saml:SubjectConfirmation></saml:Subject>` +
+        `<saml:Conditions NotBefore="${new Date(now.getTime() - 60_000).toISOString()}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${xml(audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
+        `<saml:AuthnStatement AuthnInstant="${input.authnInstant.toISOString()}" SessionIndex="${xml(input.sessionIndex)}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:unspecified</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
+        (attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '') +
+        `</saml:Assertion>`;
+      const signedAssertion = sign(assertion, 'Assertion', key);
+      let response =
+        `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomBytes(20).toString('hex')}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${xml(destination)}"${inResponseTo}>` +
+        `<saml:Issuer>${xml(entityId)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signedAssertion}</samlp:Response>`;
+      if (input.addon.signResponse) response = sign(response, 'Response', key);
+      return Buffer.from(response, 'utf8').toString('base64');
+    },
+
+    /** The identity-provider metadata of one application's add-on. */
+    async metadata(clientId: string): Promise<string> {
+      const { certificate } = await deps.certificates.current();
+      const der = certificate.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, '');
+      const sso = xml(ssoUrl(clientId));
+      return (
+        `<?xml version="1.0"?>\n<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${xml(entityId)}">` +
+        `<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol" WantAuthnRequestsSigned="false">` +
+        `<KeyDescriptor use="signing"><KeyInfo xmlns="http://www.w3.org/2000/09/xmldsig#"><X509Data><X509Certificate>${der}</X509Certificate></X509Data></KeyInfo></KeyDescriptor>` +
+        `<SingleLogoutService Binding="${HTTP_REDIRECT}" Location="${xml(`${ssoUrl(clientId)}/logout`)}"/>` +
+        `<NameIDFormat>${UNSPECIFIED}</NameIDFormat><NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</NameIDFormat>` +
+        `<SingleSignOnService Binding="${HTTP_REDIRECT}" Location="${sso}"/><SingleSignOnService Binding="${HTTP_POST}" Location="${sso}"/>` +
+        `</IDPSSODescriptor></EntityDescriptor>\n`
+      );
+    },
+  };
+}
+
+export type SamlIdentityProvider = ReturnType<typeof samlIdentityProvider>;

@@ -1,0 +1,126 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
+import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CookieClient, decodeEntities, inputValue } from './support/browser-client.js';
+import { startTestServer, type TestServer } from './support/harness.js';
+import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { managementApi, type ManagementApi } from './support/management-api.js';
+
+const SP_ENTITY = 'https://sp.example.com/metadata';
+const ACS = 'https://sp.example.com/acs';
+const SLO = 'https://sp.example.com/slo';
+
+/**
+ * Latchkey as a SAML identity provider (the SAML2 Web App add-on), over a real socket, judged by a real SAML
+ * service provider library (node-saml): it checks the signature with the certificate from Latchkey's metadata,
+ * the issuer, audience, recipient, times and InResponseTo.
+ */
+describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
+  let server: TestServer;
+  let fx: LoginFixture;
+  let api: ManagementApi;
+  let certificate: string;
+  let entityId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ dialect: 'sqlite', listen: true });
+    fx = await provisionLogin(server);
+    api = managementApi(server, 'socket');
+    const patched = await api('PATCH', `/clients/${fx.web.clientId}`, {
+      callbacks: [fx.web.callback, ACS],
+      addons: { samlp: { mappings: { email: 'email' }, logout: { callback: SLO, slo_enabled: true } } },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const metadata = await (await fetch(`${server.url}/samlp/metadata/${fx.web.clientId}`)).text();
+    entityId = /entityID="([^"]+)"/.exec(metadata)?.[1] ?? '';
+    const der = /<X509Certificate>([^<]+)<\/X509Certificate>/.exec(metadata)?.[1] ?? '';
+    certificate = new X509Certificate(Buffer.from(der, 'base64')).toString();
+    expect(metadata).toContain(`Location="${server.url}/samlp/${fx.web.clientId}"`);
+  });
+  afterAll(async () => server?.close());
+
+  const serviceProvider = (options: { wantAuthnResponseSigned?: boolean } = {}) =>
+    new SAML({
+      entryPoint: `${server.url}/samlp/${fx.web.clientId}`,
+      issuer: SP_ENTITY,
+      callbackUrl: ACS,
+      idpCert: certificate,
+      idpIssuer: entityId,
+      audience: SP_ENTITY,
+      wantAssertionsSigned: true,
+      wantAuthnResponseSigned: options.wantAuthnResponseSigned ?? false,
+      validateInResponseTo: ValidateInResponseTo.always,
+      identifierFormat: null,
+    });
+
+  /** The page that posts the SAML response to the application: its fields. */
+  async function postedFields(response: Response) {
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(decodeEntities(/<form method="post" action="([^"]+)"/.exec(html)?.[1] ?? '')).toBe(ACS);
+    return { SAMLResponse: decodeEntities(inputValue(html, 'SAMLResponse') ?? ''), RelayState: decodeEntities(inputValue(html, 'RelayState') ?? '') };
+  }
+
+  async function signIn(browser: CookieClient, url: string) {
+    const start = await browser.get(url);
+    expect(start.status).toBe(302);
+    const loginPage = new URL(start.headers.get('location') ?? '', server.url);
+    expect(loginPage.pathname).toBe('/u/login');
+    const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
+    return browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '', username: fx.user.email, password: fx.user.password });
+  }
+
+  it('signs the user in through the hosted page and posts a response the service provider accepts; the session then answers at once', async () => {
+    const sp = serviceProvider();
+    const browser = new CookieClient(server.url);
+    const fields = await postedFields(await signIn(browser, await sp.getAuthorizeUrlAsync('relay-one', undefined, {})));
+    expect(fields.RelayState).toBe('relay-one');
+    const { profile } = await sp.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse });
+    expect(profile).toMatchObject({ issuer: entityId, nameID: fx.user.userId, email: fx.user.email });
+
+    const again = await postedFields(await browser.get(await sp.getAuthorizeUrlAsync('relay-two', undefined, {})));
+    expect((await sp.validatePostResponseAsync({ SAMLResponse: again.SAMLResponse })).profile).toMatchObject({ nameID: fx.user.userId });
+  });
+
+  it('signs the whole response too when the add-on asks, and the service provider checks that signature', async () => {
+    expect((await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { signResponse: true, mappings: { email: 'email' } } } })).status).toBe(200);
+    try {
+      const sp = serviceProvider({ wantAuthnResponseSigned: true });
+      const fields = await postedFields(await signIn(new CookieClient(server.url), await sp.getAuthorizeUrlAsync('', undefined, {})));
+      expect((await sp.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse })).profile).toMatchObject({ nameID: fx.user.userId });
+    } finally {
+      await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { mappings: { email: 'email' }, logout: { callback: SLO, slo_enabled: true } } } });
+    }
+  });
+
+  it('refuses an assertion consumer service the application does not list, and an application without the add-on', async () => {
+    const stranger = new SAML({ entryPoint: `${server.url}/samlp/${fx.web.clientId}`, issuer: SP_ENTITY, callbackUrl: 'https://evil.example/acs', idpCert: certificate });
+    expect((await new CookieClient(server.url).get(await stranger.getAuthorizeUrlAsync('', undefined, {}))).status).toBe(400);
+    expect((await new CookieClient(server.url).get(`/samlp/${fx.spa.clientId}`)).status).toBe(404);
+  });
+
+  it('the service provider library refuses the response for another audience or under another certificate', async () => {
+    const sp = serviceProvider();
+    const fields = await postedFields(await signIn(new CookieClient(server.url), await sp.getAuthorizeUrlAsync('', undefined, {})));
+    const other = new SAML({ issuer: 'https://other-sp.example/metadata', callbackUrl: ACS, idpCert: certificate, audience: 'https://other-sp.example/metadata', wantAssertionsSigned: true, wantAuthnResponseSigned: false });
+    await expect(other.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse })).rejects.toThrow(/audience/i);
+    const wrongKey = new SAML({ issuer: SP_ENTITY, callbackUrl: ACS, idpCert: readFileSync(new URL('./fixtures/mtls-client-one.pem', import.meta.url), 'utf8'), audience: SP_ENTITY, wantAssertionsSigned: true, wantAuthnResponseSigned: false });
+    await expect(wrongKey.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse })).rejects.toThrow(/signature/i);
+  });
+
+  it('single logout ends the session and answers the service provider with a LogoutResponse', async () => {
+    const sp = serviceProvider();
+    const browser = new CookieClient(server.url);
+    await postedFields(await signIn(browser, await sp.getAuthorizeUrlAsync('', undefined, {})));
+    const logout = await browser.get(`/samlp/${fx.web.clientId}/logout?RelayState=bye`);
+    expect(logout.status).toBe(302);
+    const back = new URL(logout.headers.get('location') ?? '');
+    expect(back.origin + back.pathname).toBe(SLO);
+    expect(back.searchParams.get('RelayState')).toBe('bye');
+    expect(inflateRawSync(Buffer.from(back.searchParams.get('SAMLResponse') ?? '', 'base64')).toString()).toContain('urn:oasis:names:tc:SAML:2.0:status:Success');
+    // The session is gone: a new sign-on goes to the login page again.
+    expect((await browser.get(await sp.getAuthorizeUrlAsync('', undefined, {}))).status).toBe(302);
+  });
+});
