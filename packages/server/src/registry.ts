@@ -133,6 +133,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const protection = loginProtection({ storage, tenantId, handleKey, settings: attackProtection, notifier, issuer: config.issuer, now });
     const opaqueTokens = opaqueTokenCodec(secret.key('opaque-access-token'));
     const transactions = loginTransactions({ storage, tenantId, handleKey, now });
+    const certificates = signingCertificates(keys, new URL(config.issuer).hostname);
     return {
       config,
       log,
@@ -174,10 +175,10 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         transactions,
         client: upstreamClient({ now }),
         users: federatedUsers({ storage, tenantId, now }),
-        saml: samlServiceProvider({ storage, tenantId, issuer: config.issuer, now }),
+        saml: samlServiceProvider({ storage, certificates, tenantId, issuer: config.issuer, now }),
         allowHttp: !config.production,
       }),
-      samlIdp: samlIdentityProvider({ certificates: signingCertificates(keys, new URL(config.issuer).hostname), issuer: config.issuer, tenantId, now }),
+      samlIdp: samlIdentityProvider({ certificates, issuer: config.issuer, tenantId, now }),
       passwordResets: resets,
       notifier,
       delivery,

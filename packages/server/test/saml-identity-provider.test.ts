@@ -84,6 +84,20 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
     expect((await sp.validatePostResponseAsync({ SAMLResponse: again.SAMLResponse })).profile).toMatchObject({ nameID: fx.user.userId });
   });
 
+  it('identity-provider-initiated: without an AuthnRequest, a response for the application’s first assertion consumer service', async () => {
+    const browser = new CookieClient(server.url);
+    const start = await browser.get(`/samlp/${fx.web.clientId}?RelayState=from-idp`);
+    const loginPage = new URL(start.headers.get('location') ?? '', server.url);
+    const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
+    const answer = await browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '', username: fx.user.email, password: fx.user.password });
+    const page = await answer.text();
+    expect(decodeEntities(/<form method="post" action="([^"]+)"/.exec(page)?.[1] ?? '')).toBe(fx.web.callback);
+    const unsolicited = new SAML({ issuer: SP_ENTITY, callbackUrl: fx.web.callback, idpCert: certificate, idpIssuer: entityId, audience: fx.web.callback, wantAssertionsSigned: true, wantAuthnResponseSigned: false });
+    const { profile } = await unsolicited.validatePostResponseAsync({ SAMLResponse: decodeEntities(inputValue(page, 'SAMLResponse') ?? '') });
+    expect(profile).toMatchObject({ nameID: fx.user.userId });
+    expect(decodeEntities(inputValue(page, 'RelayState') ?? '')).toBe('from-idp');
+  });
+
   it('signs the whole response too when the add-on asks, and the service provider checks that signature', async () => {
     expect((await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { signResponse: true, mappings: { email: 'email' } } } })).status).toBe(200);
     try {

@@ -115,6 +115,24 @@ describe('SAML connections (Latchkey as service provider)', () => {
     expect(user.body).toMatchObject({ email: 'alice@corp.example', identities: [{ provider: 'samlp', connection: 'corp' }] });
   });
 
+  it('signs its AuthnRequests when the connection asks (the certificate is in its metadata)', async () => {
+    const created = await api('POST', '/connections', {
+      name: 'signed',
+      strategy: 'samlp',
+      enabled_clients: [fx.web.clientId],
+      options: { signInEndpoint: IDP_SSO, signingCert: idpKeys.cert, issuer: IDP_ENTITY, signSAMLRequest: true },
+    });
+    expect(created.status).toBe(201);
+    const browser = new CookieClient(server.url);
+    const query = new URLSearchParams({ client_id: fx.web.clientId, response_type: 'code', redirect_uri: fx.web.callback, scope: 'openid', connection: 'signed' });
+    const location = new URL((await browser.get(`/authorize?${query}`)).headers.get('location') ?? '');
+    expect(location.searchParams.get('SigAlg')).toBe('http://www.w3.org/2001/04/xmldsig-more#rsa-sha256');
+    expect(location.searchParams.get('Signature')).toBeTruthy();
+    const metadata = await (await fetch(`${server.url}/samlp/metadata?connection=signed`)).text();
+    expect(metadata).toContain('AuthnRequestsSigned="true"');
+    expect(metadata).toMatch(/X509Certificate>MII/);
+  });
+
   it('a cross-site form post is re-posted from our origin, so the login transaction’s cookie goes along', async () => {
     const { browser, requestId, relayState } = await startLogin();
     const first = await browser.postForm('/login/callback?connection=corp', { SAMLResponse: await genuine('alice@corp.example', requestId), RelayState: relayState });
@@ -152,6 +170,7 @@ describe('SAML connections (Latchkey as service provider)', () => {
     assertionId?: string;
     prolog?: string;
     wrap?: boolean;
+    destination?: string;
   } = {}): string {
     const now = new Date();
     const later = options.notOnOrAfter ?? new Date(now.getTime() + 5 * 60_000);
@@ -180,7 +199,7 @@ describe('SAML connections (Latchkey as service provider)', () => {
       signed = evil;
     }
     const response =
-      `${options.prolog ?? ''}<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomBytes(12).toString('hex')}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${acs('corp')}"${inResponse}>` +
+      `${options.prolog ?? ''}<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomBytes(12).toString('hex')}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${options.destination ?? acs('corp')}"${inResponse}>` +
       `<saml:Issuer>${options.issuer ?? IDP_ENTITY}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signed}</samlp:Response>`;
     return Buffer.from(response).toString('base64');
   }
@@ -210,6 +229,7 @@ describe('SAML connections (Latchkey as service provider)', () => {
     expect(await refusedIdpInitiated(forged({ audience: 'urn:someone-else' }))).toContain('not valid');
     expect(await refusedIdpInitiated(forged({ issuer: 'https://evil.example/metadata' }))).toContain('another Issuer');
     expect(await refusedIdpInitiated(forged({ recipient: 'https://evil.example/acs' }))).toContain('Recipient');
+    expect(await refusedIdpInitiated(forged({ destination: 'https://evil.example/acs' }))).toContain('Destination');
   });
 
   it('accepts each assertion once (replay refused)', async () => {

@@ -22,6 +22,8 @@ export interface SamlSettings {
   /** The identity provider's entity ID: the Issuer its responses must carry. */
   idpIssuer: string;
   binding: typeof HTTP_REDIRECT | typeof HTTP_POST;
+  /** Sign AuthnRequests with the tenant's key (the certificate is in our service-provider metadata). */
+  signRequests: boolean;
   fieldsMap: SamlFieldsMap;
   idpInitiated: IdpInitiated;
 }
@@ -64,7 +66,6 @@ export function samlSettings(connection: Pick<ConnectionData, 'options'>, allowH
   if (!idpIssuer) problems.push('options.issuer must be the identity provider’s entity ID (the Issuer of its responses)');
   const binding = options.protocolBinding ?? HTTP_REDIRECT;
   if (binding !== HTTP_REDIRECT && binding !== HTTP_POST) problems.push(`options.protocolBinding must be ${HTTP_REDIRECT} or ${HTTP_POST}`);
-  if (options.signSAMLRequest === true) problems.push('options.signSAMLRequest is not supported yet: requests are sent unsigned');
   const fieldsMap = (options.fieldsMap ?? {}) as Record<string, unknown>;
   for (const [field, attribute] of Object.entries(fieldsMap)) {
     if (!FIELDS.has(field)) problems.push(`options.fieldsMap.${field} is not a profile field (${[...FIELDS].join(', ')})`);
@@ -81,7 +82,15 @@ export function samlSettings(connection: Pick<ConnectionData, 'options'>, allowH
   if (raw.client_protocol !== undefined && raw.client_protocol !== 'oauth2') problems.push('options.idpinitiated.client_protocol must be oauth2');
   if (problems.length > 0) return { problems };
   return {
-    settings: { signInEndpoint, certificates: certificates as string[], idpIssuer, binding: binding as SamlSettings['binding'], fieldsMap: fieldsMap as SamlFieldsMap, idpInitiated },
+    settings: {
+      signInEndpoint,
+      certificates: certificates as string[],
+      idpIssuer,
+      binding: binding as SamlSettings['binding'],
+      signRequests: options.signSAMLRequest === true,
+      fieldsMap: fieldsMap as SamlFieldsMap,
+      idpInitiated,
+    },
     problems,
   };
 }

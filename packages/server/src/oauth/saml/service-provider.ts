@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import { DOMParser } from '@xmldom/xmldom';
+import type { SigningCertificates } from '../../keys/certificate.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizationAnswer } from '../authorize/response.js';
 import { HTTP_POST, type SamlSettings } from './options.js';
@@ -15,6 +16,8 @@ const EMAIL_ATTRIBUTES = ['email', 'mail', 'emailaddress', 'http://schemas.xmlso
 
 export interface SamlSpDeps {
   storage: Storage;
+  /** The tenant key's certificate: it signs AuthnRequests and is published in the metadata. */
+  certificates: SigningCertificates;
   tenantId: string;
   issuer: string;
   now: () => Date;
@@ -55,7 +58,7 @@ export function samlServiceProvider(deps: SamlSpDeps) {
   const acsUrl = (connection: string) => `${deps.issuer}/login/callback?connection=${encodeURIComponent(connection)}`;
   const entityId = (connection: string) => `urn:latchkey:${deps.tenantId}:${connection}`;
 
-  function client(connection: string, settings: SamlSettings, expectedRequestId?: string, issued?: (id: string) => void): SAML {
+  function client(connection: string, settings: SamlSettings, signingKey?: string, expectedRequestId?: string, issued?: (id: string) => void): SAML {
     const cacheProvider: CacheProvider = {
       saveAsync: async (key, value) => {
         issued?.(key);
@@ -82,6 +85,7 @@ export function samlServiceProvider(deps: SamlSpDeps) {
       identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
       disableRequestedAuthnContext: true,
       ...(settings.binding === HTTP_POST ? { authnRequestBinding: 'HTTP-POST' } : {}),
+      ...(signingKey ? { privateKey: signingKey, signatureAlgorithm: 'sha256' as const } : {}),
     });
   }
 
@@ -92,7 +96,8 @@ export function samlServiceProvider(deps: SamlSpDeps) {
     /** The AuthnRequest for a login (RelayState names the login transaction), and its ID for InResponseTo. */
     async begin(connection: string, settings: SamlSettings, relayState: string): Promise<{ answer: AuthorizationAnswer; requestId: string }> {
       let requestId = '';
-      const sp = client(connection, settings, undefined, (id) => (requestId = id));
+      const signingKey = settings.signRequests ? (await deps.certificates.current()).privateKeyPem : undefined;
+      const sp = client(connection, settings, signingKey, undefined, (id) => (requestId = id));
       if (settings.binding === HTTP_POST) {
         const message = await sp.getAuthorizeMessageAsync(relayState);
         const fields = Object.fromEntries(Object.entries(message).map(([name, value]) => [name, String(value)]));
@@ -113,7 +118,7 @@ export function samlServiceProvider(deps: SamlSpDeps) {
       if (expectedRequestId === undefined && inResponseTo) throw new SamlRefused('An unsolicited SAML response must not claim to answer a request (InResponseTo).');
       let profile: Profile | null;
       try {
-        ({ profile } = await client(connection, settings, expectedRequestId).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+        ({ profile } = await client(connection, settings, undefined, expectedRequestId).validatePostResponseAsync({ SAMLResponse: samlResponse }));
       } catch (error) {
         throw new SamlRefused(`The SAML response is not valid: ${(error as Error).message}`);
       }
@@ -154,9 +159,11 @@ export function samlServiceProvider(deps: SamlSpDeps) {
       return claims;
     },
 
-    /** The service-provider metadata an identity provider is configured from. */
-    metadata(connection: string, settings: SamlSettings): string {
-      return client(connection, settings).generateServiceProviderMetadata(null, null);
+    /** The service-provider metadata an identity provider is configured from (our certificate when we sign requests). */
+    async metadata(connection: string, settings: SamlSettings): Promise<string> {
+      if (!settings.signRequests) return client(connection, settings).generateServiceProviderMetadata(null, null);
+      const { certificate, privateKeyPem } = await deps.certificates.current();
+      return client(connection, settings, privateKeyPem).generateServiceProviderMetadata(null, certificate);
     },
   };
 }
