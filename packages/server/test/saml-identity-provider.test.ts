@@ -41,19 +41,19 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
   });
   afterAll(async () => server?.close());
 
-  const serviceProvider = (options: { wantAuthnResponseSigned?: boolean } = {}) =>
-    new SAML({
-      entryPoint: `${server.url}/samlp/${fx.web.clientId}`,
-      issuer: SP_ENTITY,
-      callbackUrl: ACS,
-      idpCert: certificate,
-      idpIssuer: entityId,
-      audience: SP_ENTITY,
-      wantAssertionsSigned: true,
-      wantAuthnResponseSigned: options.wantAuthnResponseSigned ?? false,
-      validateInResponseTo: ValidateInResponseTo.always,
-      identifierFormat: null,
-    });
+  const serviceProviderOptions = (options: { wantAuthnResponseSigned?: boolean } = {}) => ({
+    entryPoint: `${server.url}/samlp/${fx.web.clientId}`,
+    issuer: SP_ENTITY,
+    callbackUrl: ACS,
+    idpCert: certificate,
+    idpIssuer: entityId,
+    audience: SP_ENTITY,
+    wantAssertionsSigned: true,
+    wantAuthnResponseSigned: options.wantAuthnResponseSigned ?? false,
+    validateInResponseTo: ValidateInResponseTo.always,
+    identifierFormat: null,
+  });
+  const serviceProvider = (options: { wantAuthnResponseSigned?: boolean } = {}) => new SAML(serviceProviderOptions(options));
 
   /** The page that posts the SAML response to the application: its fields. */
   async function postedFields(response: Response) {
@@ -109,10 +109,34 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
     }
   });
 
+  it('takes an AuthnRequest by the POST binding, and names the user by the configured probes and format', async () => {
+    const format = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+    expect((await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { nameIdentifierFormat: format, nameIdentifierProbes: ['email'], mappings: { email: 'email' } } } })).status).toBe(200);
+    try {
+      const sp = new SAML({ ...serviceProviderOptions(), authnRequestBinding: 'HTTP-POST' });
+      const form = await sp.getAuthorizeFormAsync('posted');
+      const samlRequest = decodeEntities(/name="SAMLRequest" value="([^"]+)"/.exec(form)?.[1] ?? '');
+      const browser = new CookieClient(server.url);
+      const start = await browser.postForm(`/samlp/${fx.web.clientId}`, { SAMLRequest: samlRequest, RelayState: 'posted' });
+      expect(start.status).toBe(302);
+      const loginPage = new URL(start.headers.get('location') ?? '', server.url);
+      const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
+      const answer = await browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '', username: fx.user.email, password: fx.user.password });
+      const fields = await postedFields(answer);
+      expect(fields.RelayState).toBe('posted');
+      expect((await sp.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse })).profile).toMatchObject({ nameID: fx.user.email, nameIDFormat: format });
+    } finally {
+      await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { mappings: { email: 'email' }, logout: { callback: SLO, slo_enabled: true } } } });
+    }
+  });
+
   it('refuses an assertion consumer service the application does not list, and an application without the add-on', async () => {
     const stranger = new SAML({ entryPoint: `${server.url}/samlp/${fx.web.clientId}`, issuer: SP_ENTITY, callbackUrl: 'https://evil.example/acs', idpCert: certificate });
     expect((await new CookieClient(server.url).get(await stranger.getAuthorizeUrlAsync('', undefined, {}))).status).toBe(400);
     expect((await new CookieClient(server.url).get(`/samlp/${fx.spa.clientId}`)).status).toBe(404);
+    expect((await new CookieClient(server.url).get(`/samlp/${fx.web.clientId}?SAMLRequest=bm90IHhtbA%3D%3D`)).status).toBe(400);
+    const dtd = Buffer.from('<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" ID="_1">&e;</samlp:AuthnRequest>').toString('base64');
+    expect((await new CookieClient(server.url).postForm(`/samlp/${fx.web.clientId}`, { SAMLRequest: dtd })).status).toBe(400);
   });
 
   it('the service provider library refuses the response for another audience or under another certificate', async () => {

@@ -7,7 +7,7 @@ import { inflateRawSync } from 'node:zlib';
 import * as samlify from 'samlify';
 import { SignedXml } from 'xml-crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieClient } from './support/browser-client.js';
+import { CookieClient, decodeEntities } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
@@ -131,6 +131,24 @@ describe('SAML connections (Latchkey as service provider)', () => {
     const metadata = await (await fetch(`${server.url}/samlp/metadata?connection=signed`)).text();
     expect(metadata).toContain('AuthnRequestsSigned="true"');
     expect(metadata).toMatch(/X509Certificate>MII/);
+  });
+
+  it('sends the AuthnRequest by the POST binding when the connection says so', async () => {
+    const created = await api('POST', '/connections', {
+      name: 'posted',
+      strategy: 'samlp',
+      enabled_clients: [fx.web.clientId],
+      options: { signInEndpoint: IDP_SSO, signingCert: idpKeys.cert, issuer: IDP_ENTITY, protocolBinding: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST' },
+    });
+    expect(created.status).toBe(201);
+    const query = new URLSearchParams({ client_id: fx.web.clientId, response_type: 'code', redirect_uri: fx.web.callback, scope: 'openid', connection: 'posted' });
+    const page = await new CookieClient(server.url).get(`/authorize?${query}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`action="${IDP_SSO}"`);
+    const request = Buffer.from(decodeEntities(/name="SAMLRequest" value="([^"]+)"/.exec(html)?.[1] ?? ''), 'base64').toString('utf8');
+    expect(request).toContain('AuthnRequest');
+    expect(request).toContain(`AssertionConsumerServiceURL="${acs('posted')}"`);
   });
 
   it('a cross-site form post is re-posted from our origin, so the login transaction’s cookie goes along', async () => {

@@ -37,12 +37,19 @@ export function parseAuthnRequest(encoded: string, binding: 'redirect' | 'post')
   let text: string;
   try {
     const bytes = Buffer.from(encoded, 'base64');
-    text = (binding === 'redirect' ? inflateRawSync(bytes) : bytes).toString('utf8');
+    // The POST binding carries plain XML, but some service providers deflate it there too.
+    const plain = binding === 'post' && bytes.toString('utf8').trimStart().startsWith('<');
+    text = (plain ? bytes : inflateRawSync(bytes)).toString('utf8');
   } catch {
     throw new SamlRequestRefused('The SAMLRequest could not be decoded.');
   }
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new SamlRequestRefused('The SAMLRequest carries a DTD, which is not accepted.');
-  const doc = new DOMParser().parseFromString(text, 'text/xml');
+  let doc: XmlDocument;
+  try {
+    doc = new DOMParser({ onError: () => undefined }).parseFromString(text, 'text/xml');
+  } catch {
+    throw new SamlRequestRefused('The SAMLRequest is not XML.');
+  }
   const root = doc.documentElement;
   if (!root || root.localName !== 'AuthnRequest') throw new SamlRequestRefused('The SAMLRequest is not an AuthnRequest.');
   const id = root.getAttribute('ID');

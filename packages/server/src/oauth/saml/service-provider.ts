@@ -84,7 +84,8 @@ export function samlServiceProvider(deps: SamlSpDeps) {
       cacheProvider,
       identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
       disableRequestedAuthnContext: true,
-      ...(settings.binding === HTTP_POST ? { authnRequestBinding: 'HTTP-POST' } : {}),
+      // The POST binding carries the request as plain base64 XML (SAML Bindings 3.5.4), not deflated.
+      ...(settings.binding === HTTP_POST ? { authnRequestBinding: 'HTTP-POST', skipRequestCompression: true } : {}),
       ...(signingKey ? { privateKey: signingKey, signatureAlgorithm: 'sha256' as const } : {}),
     });
   }
