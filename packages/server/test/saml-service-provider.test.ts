@@ -1,13 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import * as samlify from 'samlify';
 import { SignedXml } from 'xml-crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, decodeEntities } from './support/browser-client.js';
+import { selfSignedCertificate } from './support/certificates.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
@@ -15,9 +12,9 @@ import { managementApi, type ManagementApi } from './support/management-api.js';
 const IDP_ENTITY = 'https://idp.test.example/metadata';
 const IDP_SSO = 'https://idp.test.example/sso';
 
-function keyAndCertificate(dir: string, name: string): { key: string; cert: string } {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${name}`, '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.pem`)], { stdio: 'ignore' });
-  return { key: readFileSync(join(dir, `${name}.key`), 'utf8'), cert: readFileSync(join(dir, `${name}.pem`), 'utf8') };
+function keyAndCertificate(name: string): { key: string; cert: string } {
+  const { key, cert } = selfSignedCertificate(name);
+  return { key: key.toString('utf8'), cert: cert.toString('utf8') };
 }
 
 /**
@@ -26,7 +23,6 @@ function keyAndCertificate(dir: string, name: string): { key: string; cert: stri
  * then gets a response forged or altered one way (signed with xml-crypto) that must be refused.
  */
 describe('SAML connections (Latchkey as service provider)', () => {
-  let dir: string;
   let server: TestServer;
   let fx: LoginFixture;
   let api: ManagementApi;
@@ -38,9 +34,8 @@ describe('SAML connections (Latchkey as service provider)', () => {
   const spEntity = (connection: string) => `urn:latchkey:${server.registry.tenantId}:${connection}`;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'latchkey-saml-'));
-    idpKeys = keyAndCertificate(dir, 'idp');
-    attackerKeys = keyAndCertificate(dir, 'attacker');
+    idpKeys = keyAndCertificate('idp');
+    attackerKeys = keyAndCertificate('attacker');
     server = await startTestServer({ dialect: 'sqlite', listen: true });
     fx = await provisionLogin(server);
     api = managementApi(server, 'socket');
@@ -73,7 +68,6 @@ describe('SAML connections (Latchkey as service provider)', () => {
   }, 60_000);
   afterAll(async () => {
     await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** Starts an SP-initiated login; answers the browser, the AuthnRequest's ID and the RelayState. */

@@ -1,13 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import Provider from 'oidc-provider';
 import type { Browser, Page } from 'playwright-core';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCallbackServer } from './support/callback-server.js';
+import { localTls } from './support/certificates.js';
 import { launchChromium } from './support/chromium.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { postJson } from './support/json-post.js';
@@ -30,13 +27,10 @@ describe('upstream OpenID Connect and OAuth 2.0 connections', () => {
   let browser: Browser;
   let app: Awaited<ReturnType<typeof startCallbackServer>>;
   let upstream: { url: string; close(): Promise<void> };
-  let certDir: string;
 
   beforeAll(async () => {
     // Over HTTPS: the provider accepts only https redirect URIs for a front-channel client.
-    certDir = mkdtempSync(join(tmpdir(), 'latchkey-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem')], { stdio: 'ignore' });
-    const tls = { cert: readFileSync(join(certDir, 'cert.pem')), key: readFileSync(join(certDir, 'key.pem')) };
+    const tls = localTls();
     setGlobalDispatcher(new Agent({ connect: { ca: tls.cert } }));
     // On 127.0.0.1: the provider refuses front-channel redirect URIs on localhost.
     server = await startTestServer({ dialect: 'sqlite', listen: true, https: tls, publicHost: '127.0.0.1' });
@@ -51,7 +45,6 @@ describe('upstream OpenID Connect and OAuth 2.0 connections', () => {
     await upstream?.close();
     await app?.close();
     await server?.close();
-    if (certDir) rmSync(certDir, { recursive: true, force: true });
   });
 
   async function connection(name: string, strategy: 'oidc' | 'oauth2', options: Record<string, unknown>) {

@@ -1,12 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import type { BrowserContext, Page } from 'playwright-core';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { latchkeyLibrary, REFERENCE_LIBRARY, startAppPages, type AppLibrary } from './support/app-page-server.js';
+import { localTls } from './support/certificates.js';
 import { launchChromium, launchChromiumProfile } from './support/chromium.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
@@ -24,7 +21,6 @@ const CURRENT_USER_SCOPES = ['read:current_user', 'update:current_user_metadata'
  * tables and each failure path. Both libraries must pass the very same scenarios (wire compatibility).
  */
 describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromium', (library) => {
-  let certDir: string;
   let server: TestServer;
   let app: Awaited<ReturnType<typeof startAppPages>>;
   let fx: LoginFixture;
@@ -34,9 +30,7 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
   let audience: string;
 
   beforeAll(async () => {
-    certDir = mkdtempSync(join(tmpdir(), 'latchkey-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem')], { stdio: 'ignore' });
-    const tls = { cert: readFileSync(join(certDir, 'cert.pem')), key: readFileSync(join(certDir, 'key.pem')) };
+    const tls = localTls();
     setGlobalDispatcher(new Agent({ connect: { ca: tls.cert } }));
     server = await startTestServer({ dialect: 'sqlite', listen: true, https: tls });
     audience = server.audience;
@@ -73,7 +67,6 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     await blocking?.close();
     await app?.close();
     await server?.close();
-    if (certDir) rmSync(certDir, { recursive: true, force: true });
   });
 
   async function appPage(context: BrowserContext, path = '/'): Promise<Page> {
