@@ -64,6 +64,9 @@ describe('SAML connections (Latchkey as service provider)', () => {
     // The identity provider is configured from Latchkey's own service-provider metadata.
     const metadata = await (await fetch(`${server.url}/samlp/metadata?connection=corp`)).text();
     expect(metadata).toContain(acs('corp'));
+    expect(metadata).toContain(`entityID="${spEntity('corp')}"`);
+    expect(metadata).toMatch(/X509Certificate>MII/);
+    expect(metadata).toContain('AuthnRequestsSigned="false"');
     sp = samlify.ServiceProvider({ metadata, wantAssertionsSigned: true });
   }, 60_000);
   afterAll(async () => {

@@ -160,11 +160,12 @@ export function samlServiceProvider(deps: SamlSpDeps) {
       return claims;
     },
 
-    /** The service-provider metadata an identity provider is configured from (our certificate when we sign requests). */
+    /** The service-provider metadata an identity provider is configured from: entity ID, ACS URL, our certificate. */
     async metadata(connection: string, settings: SamlSettings): Promise<string> {
-      if (!settings.signRequests) return client(connection, settings).generateServiceProviderMetadata(null, null);
       const { certificate, privateKeyPem } = await deps.certificates.current();
-      return client(connection, settings, privateKeyPem).generateServiceProviderMetadata(null, certificate);
+      // node-saml publishes a certificate only for a signing SP, and then says its requests are signed.
+      const metadata = client(connection, settings, privateKeyPem).generateServiceProviderMetadata(null, certificate);
+      return settings.signRequests ? metadata : metadata.replace('AuthnRequestsSigned="true"', 'AuthnRequestsSigned="false"');
     },
   };
 }
