@@ -2,14 +2,13 @@ import { Authentication, PASSWORD_REALM, PASSWORDLESS_OTP } from '../authenticat
 import { authError, invalidRequest, invalidToken, type Callback, type LibraryError } from '../helper/errors.js';
 import { browserStore, cookieStore, memoryStore, type KeyValueStore } from '../helper/storage.js';
 import { randomString } from '../helper/random.js';
-import { originOf } from '../helper/url.js';
 import { isAuthError, toAuthResult, type AuthResult, type ResponseFields } from './auth-result.js';
 import type { IdTokenPayload } from './id-token.js';
 import { authenticateCrossOrigin, serveVerifier } from './cross-origin.js';
 import { authorizeInFrame } from './frame.js';
 import { jwksKeys, type KeyLookup } from './jwks.js';
 import { checkResponseType, defaultResponseType, type ResolvedOptions, type WebAuthOptions } from './options.js';
-import { answerOpener, authorizeInPopup, preloadPopup } from './popup.js';
+import { popupMethods, type PopupMethods } from './popup-methods.js';
 import { transactionStore, type Transaction, type TransactionStore } from './transactions.js';
 
 type Options = Record<string, unknown>;
@@ -31,21 +30,12 @@ function hashFields(hash: string): ResponseFields {
 export class WebAuth {
   readonly baseOptions: ResolvedOptions;
   readonly client: Authentication;
-  readonly popup: {
-    authorize: (options: Options, cb: Callback<AuthResult>) => void;
-    callback: (options?: { hash?: string }) => void;
-    preload: (options?: { popupOptions?: Record<string, number> }) => Window | null;
-    loginWithCredentials: (options: Options, cb: Callback<AuthResult>) => void;
-    signupAndLogin: (options: Options, cb: Callback<AuthResult>) => void;
-    passwordlessVerify: (options: Options, cb: Callback<AuthResult>) => void;
-  };
+  readonly popup: PopupMethods;
   readonly #tenantOrigin: string;
   readonly #transactions: TransactionStore;
   readonly #verifiers: KeyValueStore;
   readonly #keys: KeyLookup;
   #lastSessionCheck = 0;
-  /** A popup opened ahead by `popup.preload()` (in a click handler, where browsers allow it), for the next call. */
-  #preloaded: Window | null = null;
 
   constructor(options: WebAuthOptions) {
     this.client = new Authentication(options);
@@ -55,14 +45,14 @@ export class WebAuth {
     // The verifier must be readable by our frame of the application's page on the tenant's site: a cookie.
     this.#verifiers = typeof document !== 'undefined' ? cookieStore() : memoryStore();
     this.#keys = jwksKeys(`${this.client.base}/.well-known/jwks.json`);
-    this.popup = {
-      authorize: this.#popupAuthorize.bind(this),
-      callback: this.#popupCallback.bind(this),
-      preload: (options = {}) => (this.#preloaded = preloadPopup(options.popupOptions)),
-      loginWithCredentials: this.#popupLoginWithCredentials.bind(this),
-      signupAndLogin: (options, cb) => this.signup(options, (err) => (err ? cb(err) : this.#popupLoginWithCredentials(options, cb))),
-      passwordlessVerify: this.#popupPasswordlessVerify.bind(this),
-    };
+    this.popup = popupMethods({
+      requestOptions: (request) => this.#requestOptions(request),
+      transactionUrl: (request) => this.#transactionUrl(request),
+      parseHash: (request, cb) => this.parseHash(request, cb),
+      signup: (request, cb) => this.signup(request, cb),
+      silentAuthorize: (request, cb) => this.#silentAuthorize(request, cb),
+      crossOriginLogin: (credentials, request, cb, spendTicket) => this.#crossOriginLogin(credentials, request, cb, spendTicket),
+    });
   }
 
   /** The request an authorize-like call makes: instance defaults, then the call's options. */
@@ -193,27 +183,6 @@ export class WebAuth {
     });
   }
 
-  #popupAuthorize(options: Options, cb: Callback<AuthResult>): void {
-    const merged = this.#requestOptions({ ...options, popupOptions: undefined });
-    const redirectOrigin = typeof merged.redirectUri === 'string' ? originOf(merged.redirectUri) : undefined;
-    if (!redirectOrigin) {
-      cb(invalidRequest('redirectUri option is required for popup.authorize'));
-      return;
-    }
-    const url = this.#transactionUrl({ ...merged, responseMode: merged.responseMode === 'query' ? 'fragment' : merged.responseMode });
-    const preloaded = this.#preloaded;
-    this.#preloaded = null;
-    authorizeInPopup(url, redirectOrigin, { features: options.popupOptions as Record<string, number> | undefined, window: preloaded }, (err, hash) => {
-      if (err) return cb(err);
-      this.parseHash({ hash: hash ?? '' }, (parseErr, result) => (parseErr ? cb(parseErr) : cb(null, result ?? undefined)));
-    });
-  }
-
-  /** On the popup's redirect page: hands the result back to the page that opened the popup. */
-  #popupCallback(options: { hash?: string } = {}): void {
-    answerOpener(options.hash ?? window.location.hash);
-  }
-
   /**
    * Embedded login with a database connection: the credentials go to `/co/authenticate` (our session cookie
    * is set cross-site), then the browser goes to `/authorize` with the login ticket.
@@ -225,33 +194,6 @@ export class WebAuth {
     if (!options.realm) return void cb(invalidRequest('realm option is required', { legacyNames: true }));
     this.#crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm: options.realm }, options, cb, (authorizeOptions) =>
       this.authorize(authorizeOptions),
-    );
-  }
-
-  /**
-   * The popup flavour of embedded login: no window opens; after `/co/authenticate` the login ticket is spent
-   * by `/authorize` in a hidden frame (web_message), and the callback gets the authResult.
-   */
-  #popupLoginWithCredentials(options: Options, cb: Callback<AuthResult>): void {
-    const username = (options?.username ?? options?.email) as string | undefined;
-    const realm = (options?.realm ?? options?.connection) as string | undefined;
-    if (!username || !options.password || !realm) {
-      return void cb(invalidRequest('username (or email), password and realm (or connection) are required', { legacyNames: true }));
-    }
-    this.#crossOriginLogin({ credential_type: PASSWORD_REALM, username, password: options.password, realm }, options, cb, (authorizeOptions) =>
-      this.#silentAuthorize(authorizeOptions, cb),
-    );
-  }
-
-  /** Passwordless with a code, completed in a hidden frame (no redirect of the page). */
-  #popupPasswordlessVerify(options: Options, cb: Callback<AuthResult>): void {
-    const { connection, verificationCode, email, phoneNumber, ...rest } = (options ?? {}) as Options;
-    const username = (email ?? phoneNumber) as string | undefined;
-    if (!connection || !verificationCode || !username) {
-      return void cb(invalidRequest('connection, verificationCode and email or phoneNumber are required', { legacyNames: true }));
-    }
-    this.#crossOriginLogin({ credential_type: PASSWORDLESS_OTP, username, otp: String(verificationCode), realm: connection }, rest, cb, (authorizeOptions) =>
-      this.#silentAuthorize(authorizeOptions, cb),
     );
   }
 
