@@ -3,7 +3,7 @@ import { requestError, type Callback } from '../helper/errors.js';
 import { request, respond } from '../helper/request.js';
 import { baseUrl, urlWithQuery } from '../helper/url.js';
 import { authorizeParameters } from '../web-auth/authorize-params.js';
-import { DEFAULT_SCOPE, defaultResponseType, resolveOptions, type WebAuthOptions } from '../web-auth/options.js';
+import { requestWithDefaults, resolveOptions, type WebAuthOptions } from '../web-auth/options.js';
 
 const PASSWORD_REALM = 'http://auth0.com/oauth/grant-type/password-realm';
 const PASSWORDLESS_OTP = 'http://auth0.com/oauth/grant-type/passwordless/otp';
@@ -51,11 +51,7 @@ export class Authentication {
 
   /** The `/authorize` URL for these options over the instance's defaults (no transaction is stored). */
   buildAuthorizeUrl(options: Record<string, unknown> = {}): string {
-    const { clientID, redirectUri, scope, audience, responseType, responseMode, maxAge } = this.baseOptions;
-    const merged: Record<string, unknown> = { clientID, redirectUri, scope, audience, responseMode, maxAge, ...options };
-    merged.responseType ??= responseType ?? defaultResponseType(merged.redirectUri);
-    merged.scope ??= DEFAULT_SCOPE;
-    return urlWithQuery(this.base, '/authorize', authorizeParameters(merged));
+    return urlWithQuery(this.base, '/authorize', authorizeParameters(requestWithDefaults(this.baseOptions, options)));
   }
 
   /** `/v2/logout`; with `clientID`, `returnTo` must be one of that application's allowed logout URLs. */

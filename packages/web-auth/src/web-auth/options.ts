@@ -26,7 +26,7 @@ const invalid = (message: string): never => {
   throw new Error(message);
 };
 
-function checkResponseType(value: unknown, name = 'responseType') {
+export function checkResponseType(value: unknown, name = 'responseType') {
   if (value === undefined) return;
   if (typeof value !== 'string' || value.trim() === '' || !value.split(' ').filter(Boolean).every((part) => RESPONSE_TYPES.has(part))) {
     invalid(`${name} option is not valid: a space-separated list of code, token and id_token`);
@@ -56,4 +56,15 @@ export function defaultResponseType(redirectUri: unknown): string {
   return typeof redirectUri === 'string' && redirectUri !== '' ? 'code' : 'token';
 }
 
-export { checkResponseType };
+
+/**
+ * An authorize-like request: the instance's defaults (client, redirect URI, scope, audience, response mode,
+ * max age), then the call's options; the response type defaults as the spec says.
+ */
+export function requestWithDefaults(base: ResolvedOptions, options: Record<string, unknown>): Record<string, unknown> & { responseType: string } {
+  const { clientID, redirectUri, scope, audience, responseType, responseMode, maxAge } = base;
+  const merged: Record<string, unknown> = { clientID, redirectUri, scope, audience, responseMode, maxAge, ...options };
+  merged.responseType ??= responseType ?? defaultResponseType(merged.redirectUri);
+  merged.scope ??= DEFAULT_SCOPE;
+  return merged as Record<string, unknown> & { responseType: string };
+}

@@ -7,7 +7,7 @@ import type { IdTokenPayload } from './id-token.js';
 import { authenticateCrossOrigin, serveVerifier } from './cross-origin.js';
 import { authorizeInFrame } from './frame.js';
 import { jwksKeys, type KeyLookup } from './jwks.js';
-import { checkResponseType, defaultResponseType, type ResolvedOptions, type WebAuthOptions } from './options.js';
+import { checkResponseType, requestWithDefaults, type ResolvedOptions, type WebAuthOptions } from './options.js';
 import { popupMethods, type PopupMethods } from './popup-methods.js';
 import { transactionStore, type Transaction, type TransactionStore } from './transactions.js';
 
@@ -57,9 +57,7 @@ export class WebAuth {
 
   /** The request an authorize-like call makes: instance defaults, then the call's options. */
   #requestOptions(options: Options): Options & { responseType: string; redirectUri?: string } {
-    const { clientID, redirectUri, scope, audience, responseType, responseMode, maxAge } = this.baseOptions;
-    const merged: Options = { clientID, redirectUri, scope, audience, responseMode, maxAge, ...options };
-    merged.responseType ??= responseType ?? defaultResponseType(merged.redirectUri);
+    const merged = requestWithDefaults(this.baseOptions, options);
     checkResponseType(merged.responseType);
     return merged as Options & { responseType: string; redirectUri?: string };
   }
