@@ -1,6 +1,6 @@
 import type { ConnectionData } from './connections.js';
 import type { Storage } from '../storage/storage.js';
-import { defaultPicture, loginAccount, type UserData } from './users.js';
+import { loginAccount, profileDefaults, type UserData } from './users.js';
 import { OIDC_MAPPING, type ClaimMapping } from '../oauth/upstream/options.js';
 
 export interface FederatedUsersDeps {
@@ -53,9 +53,7 @@ export function federatedUsers(deps: FederatedUsersDeps) {
         const data: UserData = {
           email_verified: false,
           ...profile,
-          name: profile.name ?? email ?? subject,
-          nickname: profile.nickname ?? (email ? (email.split('@')[0] ?? email) : subject),
-          picture: profile.picture ?? defaultPicture(email),
+          ...profileDefaults(profile, email, { name: subject, nickname: subject }),
           blocked: false,
           user_metadata: {},
           app_metadata: {},

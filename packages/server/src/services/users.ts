@@ -79,7 +79,23 @@ export type UserPatch = Partial<Omit<UserInput, 'user_metadata' | 'app_metadata'
 };
 
 /** A stable default avatar: the platform's convention of a Gravatar URL keyed by the e-mail's MD5. */
-export function defaultPicture(email: string | undefined): string {
+/**
+ * A new user's name, nickname and picture as the platform fills them: the given ones, else from the e-mail
+ * address, else the fallbacks.
+ */
+export function profileDefaults(
+  given: { name?: string | undefined; nickname?: string | undefined; picture?: string | undefined },
+  email: string | undefined,
+  fallback: { name: string; nickname: string },
+): { name: string; nickname: string; picture: string } {
+  return {
+    name: given.name ?? email ?? fallback.name,
+    nickname: given.nickname ?? (email ? (email.split('@')[0] ?? email) : fallback.nickname),
+    picture: given.picture ?? defaultPicture(email),
+  };
+}
+
+function defaultPicture(email: string | undefined): string {
   const digest = createHash('md5').update((email ?? '').trim().toLowerCase()).digest('hex');
   return `https://s.gravatar.com/avatar/${digest}?s=480&r=pg&d=mp`;
 }
@@ -201,9 +217,7 @@ export function usersService(deps: UsersDeps) {
         ...profile,
         ...(email !== undefined ? { email } : {}),
         email_verified: input.email_verified ?? false,
-        name: input.name ?? email ?? input.phone_number ?? input.username ?? userId,
-        nickname: input.nickname ?? (email ? (email.split('@')[0] ?? email) : (input.username ?? userId)),
-        picture: input.picture ?? defaultPicture(email),
+        ...profileDefaults(input, email, { name: input.phone_number ?? input.username ?? userId, nickname: input.username ?? userId }),
         blocked: input.blocked ?? false,
         user_metadata: input.user_metadata ?? {},
         app_metadata: input.app_metadata ?? {},
