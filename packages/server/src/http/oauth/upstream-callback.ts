@@ -50,11 +50,6 @@ function resubmitPage(reply: FastifyReply, fields: Record<string, string>, actio
     );
 }
 
-/**
- * `GET|POST /login/callback`: where upstream providers answer (the query for the code flow, a form post for
- * the front channel). The browser must hold the login transaction the `state` names; a refusal goes back to
- * the application as `access_denied`, and the transaction ends either way.
- */
 const ConnectionQuery = Type.Object(
   { connection: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'The SAML connection (its assertion consumer service).' })) },
   { additionalProperties: true },

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { inflateRawSync } from 'node:zlib';
-import { DOMParser, type Document as XmlDocument } from '@xmldom/xmldom';
+import { deflateRawSync } from 'node:zlib';
 import { SignedXml } from 'xml-crypto';
 import type { SigningCertificates } from '../../keys/certificate.js';
 import type { SamlAddon } from '../../services/clients.js';
 import { escapeHtml as xml } from '../../text/html.js';
 import { HTTP_POST, HTTP_REDIRECT } from './options.js';
+import { decodeSamlMessage, hasDtd, readXml, textOf, type XmlDocument } from './xml.js';
 
 const UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
 const CLAIMS = 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims';
@@ -30,31 +30,36 @@ export interface ParsedAuthnRequest {
   forceAuthn: boolean;
 }
 
-const first = (doc: XmlDocument, name: string) => doc.getElementsByTagNameNS('*', name)[0];
-
-/** Reads an AuthnRequest (deflated for the redirect binding, plain for the post binding); DTDs are refused. */
-export function parseAuthnRequest(encoded: string, binding: 'redirect' | 'post'): ParsedAuthnRequest {
+/** A SAMLRequest as a document; one that cannot be decoded or carries a DTD is refused. */
+function readSamlRequest(encoded: string, deflated: boolean | 'auto'): XmlDocument {
   let text: string;
   try {
-    const bytes = Buffer.from(encoded, 'base64');
-    // The POST binding carries plain XML, but some service providers deflate it there too.
-    const plain = binding === 'post' && bytes.toString('utf8').trimStart().startsWith('<');
-    text = (plain ? bytes : inflateRawSync(bytes)).toString('utf8');
+    text = decodeSamlMessage(encoded, deflated);
   } catch {
     throw new SamlRequestRefused('The SAMLRequest could not be decoded.');
   }
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new SamlRequestRefused('The SAMLRequest carries a DTD, which is not accepted.');
-  let doc: XmlDocument;
+  if (hasDtd(text)) throw new SamlRequestRefused('The SAMLRequest carries a DTD, which is not accepted.');
   try {
-    doc = new DOMParser({ onError: () => undefined }).parseFromString(text, 'text/xml');
+    return readXml(text);
   } catch {
     throw new SamlRequestRefused('The SAMLRequest is not XML.');
   }
+}
+
+/** The ID of a LogoutRequest (redirect binding), to answer it with `InResponseTo`. */
+export function logoutRequestId(encoded: string): string | undefined {
+  const root = readSamlRequest(encoded, true).documentElement;
+  return root?.localName === 'LogoutRequest' ? (root.getAttribute('ID') ?? undefined) : undefined;
+}
+
+/** Reads an AuthnRequest (deflated for the redirect binding, plain for the post binding); DTDs are refused. */
+export function parseAuthnRequest(encoded: string, binding: 'redirect' | 'post'): ParsedAuthnRequest {
+  const doc = readSamlRequest(encoded, binding === 'redirect' ? true : 'auto');
   const root = doc.documentElement;
   if (!root || root.localName !== 'AuthnRequest') throw new SamlRequestRefused('The SAMLRequest is not an AuthnRequest.');
   const id = root.getAttribute('ID');
   if (!id) throw new SamlRequestRefused('The AuthnRequest has no ID.');
-  const issuer = first(doc, 'Issuer')?.textContent?.trim();
+  const issuer = textOf(doc, 'Issuer');
   const acsUrl = root.getAttribute('AssertionConsumerServiceURL') ?? undefined;
   return { id, ...(issuer ? { issuer } : {}), ...(acsUrl ? { acsUrl } : {}), forceAuthn: root.getAttribute('ForceAuthn') === 'true' };
 }
@@ -135,6 +140,14 @@ export function samlIdentityProvider(deps: { certificates: SigningCertificates; 
         `<saml:Issuer>${xml(entityId)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signedAssertion}</samlp:Response>`;
       if (input.addon.signResponse) response = sign(response, 'Response', key);
       return Buffer.from(response, 'utf8').toString('base64');
+    },
+
+    /** A successful LogoutResponse for the service provider's logout URL (redirect binding: deflated, base64). */
+    logoutResponse(destination: string, inResponseTo: string | undefined): string {
+      const answer =
+        `<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomBytes(20).toString('hex')}" Version="2.0" IssueInstant="${deps.now().toISOString()}" Destination="${xml(destination)}"` +
+        `${inResponseTo ? ` InResponseTo="${xml(inResponseTo)}"` : ''}><saml:Issuer>${xml(entityId)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status></samlp:LogoutResponse>`;
+      return deflateRawSync(Buffer.from(answer, 'utf8')).toString('base64');
     },
 
     /** The identity-provider metadata of one application's add-on. */

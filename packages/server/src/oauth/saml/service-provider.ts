@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
-import { DOMParser } from '@xmldom/xmldom';
 import type { SigningCertificates } from '../../keys/certificate.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizationAnswer } from '../authorize/response.js';
 import { HTTP_POST, type SamlSettings } from './options.js';
+import { attributeOf, hasDtd, readXml, textOf } from './xml.js';
 
 /** A response Latchkey will not accept; the message says which rule it broke. */
 export class SamlRefused extends Error {}
@@ -32,19 +32,6 @@ function attribute(profile: Profile, name: string | undefined): string | undefin
   const value = profile[name] ?? (profile.attributes as Record<string, unknown> | undefined)?.[name];
   const first = Array.isArray(value) ? value[0] : value;
   return typeof first === 'string' && first !== '' ? first : undefined;
-}
-
-/** One element's attribute in a document, matched by local name (namespaces vary between providers). */
-function attributeOf(xml: string, element: string, name: string): string | undefined {
-  const doc = new DOMParser().parseFromString(xml, 'text/xml');
-  const found = doc.getElementsByTagNameNS('*', element)[0];
-  return found?.getAttribute(name) ?? undefined;
-}
-
-/** The text of a document's first element of that local name. */
-function textOf(xml: string, element: string): string | undefined {
-  const doc = new DOMParser().parseFromString(xml, 'text/xml');
-  return doc.getElementsByTagNameNS('*', element)[0]?.textContent?.trim() ?? undefined;
 }
 
 /**
@@ -114,8 +101,9 @@ export function samlServiceProvider(deps: SamlSpDeps) {
     async validate(connection: string, settings: SamlSettings, samlResponse: string, expectedRequestId: string | undefined): Promise<SamlClaims> {
       const xml = Buffer.from(samlResponse, 'base64').toString('utf8');
       // No DTDs at all: entity expansion and external entities are refused before any parser sees them.
-      if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new SamlRefused('The SAML response carries a DTD, which is not accepted.');
-      const inResponseTo = attributeOf(xml, 'Response', 'InResponseTo');
+      if (hasDtd(xml)) throw new SamlRefused('The SAML response carries a DTD, which is not accepted.');
+      const response = readXml(xml);
+      const inResponseTo = attributeOf(response, 'Response', 'InResponseTo');
       if (expectedRequestId === undefined && inResponseTo) throw new SamlRefused('An unsolicited SAML response must not claim to answer a request (InResponseTo).');
       let profile: Profile | null;
       try {
@@ -124,13 +112,13 @@ export function samlServiceProvider(deps: SamlSpDeps) {
         throw new SamlRefused(`The SAML response is not valid: ${(error as Error).message}`);
       }
       if (!profile) throw new SamlRefused('The SAML response carries no assertion.');
-      const assertion = profile.getAssertionXml?.() ?? '';
+      const assertion = readXml(profile.getAssertionXml?.() ?? '');
       const assertionIssuer = textOf(assertion, 'Issuer');
-      const responseIssuer = textOf(xml, 'Issuer');
+      const responseIssuer = textOf(response, 'Issuer');
       if (assertionIssuer !== settings.idpIssuer || (responseIssuer !== undefined && responseIssuer !== settings.idpIssuer)) {
         throw new SamlRefused('The SAML response comes from another Issuer.');
       }
-      const destination = attributeOf(xml, 'Response', 'Destination');
+      const destination = attributeOf(response, 'Response', 'Destination');
       if (destination !== undefined && destination !== '' && destination !== acsUrl(connection)) throw new SamlRefused('The SAML response is addressed to another Destination.');
       const recipient = attributeOf(assertion, 'SubjectConfirmationData', 'Recipient');
       if (recipient !== acsUrl(connection)) throw new SamlRefused('The SAML assertion is for another Recipient.');
