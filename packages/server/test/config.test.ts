@@ -41,6 +41,13 @@ describe('loadConfig', () => {
     }
   });
 
+  it('serves the demo by default in development, never in production, and names LATCHKEY_DEMO when it is neither on nor off', () => {
+    expect(loadConfig({}).demo).toBe(true);
+    expect(loadConfig({ LATCHKEY_DEMO: 'off' }).demo).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', LATCHKEY_SECRET: 's'.repeat(40), LATCHKEY_DEMO: 'on' }).demo).toBe(false);
+    expect(configError({ LATCHKEY_DEMO: 'yes' }).message).toContain('LATCHKEY_DEMO');
+  });
+
   it('takes LATCHKEY_EDGE_API_KEY only when long enough to be a shared secret', () => {
     expect(loadConfig({}).edgeApiKey).toBeUndefined();
     expect(loadConfig({ LATCHKEY_EDGE_API_KEY: 'k'.repeat(32) }).edgeApiKey).toBe('k'.repeat(32));

@@ -43,6 +43,25 @@ describe.each(DIALECTS)('passwordless e-mail and SMS over a real socket (%s)', (
   }
   const codeIn = (message: string) => /\b(\d{6})\b/.exec(message)?.[1] ?? '';
 
+  it('an account an administrator linked into another user signs in as that user, and its address is verified on itself', async () => {
+    const email = `linked-otp-${dialect}@example.com`;
+    const first = await start({ connection: emailConnection, email, send: 'code' });
+    expect(first.status).toBe(200);
+    const created = await otpToken(email, codeIn(await lastMessageTo(email)));
+    const secondaryId = String(decodeJwt(String(created.json.id_token)).sub);
+    const linked = await api('POST', `/users/${encodeURIComponent(fx.user.userId)}/identities`, { provider: 'email', user_id: secondaryId.slice('email|'.length) });
+    expect(linked.status).toBe(201);
+    const loginsBefore = Number((await api('GET', `/users/${encodeURIComponent(fx.user.userId)}`)).body.logins_count);
+
+    expect((await start({ connection: emailConnection, email, send: 'code' })).status).toBe(200);
+    const again = await otpToken(email, codeIn(await lastMessageTo(email)));
+    expect(again.status, again.text).toBe(200);
+    expect(decodeJwt(String(again.json.id_token)).sub).toBe(fx.user.userId);
+    expect((await api('GET', `/users/${encodeURIComponent(fx.user.userId)}`)).body.logins_count).toBe(loginsBefore + 1);
+    const secondary = await server.registry.storage.users.get(server.registry.tenantId, secondaryId);
+    expect(secondary?.data).toMatchObject({ linked_to: fx.user.userId, email_verified: true });
+  });
+
   it('e-mails a 6-digit code that the token endpoint accepts once, creating the user on first login', async () => {
     const email = `Otp.User-${dialect}@Example.com`;
     const started = await start({ connection: emailConnection, email, send: 'code' });
