@@ -114,6 +114,8 @@ export async function startTarget(
 ): Promise<RunningTarget> {
   const child = spawnNode('bench/server.ts', [target, String(options.workers)], {
     name: target,
+    // BENCH_PROFILE=1: every server writes V8 CPU profiles (one per thread) into .bench/profiles/<target>-<port>/.
+    ...(process.env.BENCH_PROFILE ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=.bench/profiles/${target}-${options.port}`] } : {}),
     ...(options.cpus !== undefined ? { cpus: options.cpus } : {}),
     env: { ...options.env, PORT: String(options.port), HOST: LOOPBACK },
   });
