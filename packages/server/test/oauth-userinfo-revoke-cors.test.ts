@@ -106,6 +106,33 @@ describe.each(DIALECTS)('userinfo, revocation, CORS and discovery (%s)', (dialec
     expect((await userinfo(both)).status).toBe(200);
   });
 
+  it('answers a polled token from its cache but still reads the user each time and refuses it once expired', async () => {
+    const api = managementApi(server);
+    const created = await api('POST', '/users', { connection: fx.connection, email: 'poller@example.com', password: fx.user.password, name: 'Poller' });
+    expect(created.status).toBe(201);
+    const userId = String(created.body.user_id);
+    const claims = server.registry.opaqueTokens.open((await login('openid')).access_token ?? '') ?? {};
+    const token = server.registry.opaqueTokens.seal({ ...claims, sub: userId, scope: 'openid profile', exp: Math.floor(Date.now() / 1000) + 60 });
+    const first = await userinfo(token);
+    expect(await first.json()).toMatchObject({ sub: userId, name: 'Poller' });
+    expect((await api('PATCH', `/users/${encodeURIComponent(userId)}`, { name: 'Renamed' })).status).toBe(200);
+    expect(await (await userinfo(token)).json()).toMatchObject({ sub: userId, name: 'Renamed' });
+    expect((await api('PATCH', `/users/${encodeURIComponent(userId)}`, { blocked: true })).status).toBe(200);
+    expect((await userinfo(token)).status).toBe(401);
+    expect((await api('PATCH', `/users/${encodeURIComponent(userId)}`, { blocked: false })).status).toBe(200);
+    expect((await userinfo(token)).status).toBe(200);
+    // The cache follows the deployment's clock: two minutes on, the same token is expired.
+    const realNow = server.registry.now;
+    server.registry.now = () => new Date(Date.now() + 120_000);
+    try {
+      const late = await userinfo(token);
+      expect(late.status).toBe(401);
+      expect(((await late.json()) as { error_description: string }).error_description).toBe('The access token expired.');
+    } finally {
+      server.registry.now = realNow;
+    }
+  });
+
   it('revokes a refresh token and its whole grant; unknown tokens and other clients get 200 without effect', async () => {
     const tokens = await login('openid offline_access');
     const refresh = (token: string) =>

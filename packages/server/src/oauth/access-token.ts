@@ -52,14 +52,20 @@ function openOpaque(deps: AccessTokenVerifierDeps, token: string): JWTPayload & 
  * the tenant's keys; issuer, audience and expiry either way.
  */
 export function accessTokenVerifier(deps: AccessTokenVerifierDeps) {
-  const verified = verifiedTokenCache<JWTPayload & { sub: string }>();
+  // On the deployment's clock, so a token stops being served from here exactly when its checks would refuse it.
+  const verified = verifiedTokenCache<JWTPayload & { sub: string }>(deps.nowSeconds ? { nowSeconds: deps.nowSeconds } : {});
   return async function verify(authorization: string | undefined): Promise<JWTPayload & { sub: string }> {
     if (!authorization) throw new MissingToken();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw new InvalidToken('Malformed Authorization header: expected Bearer and a token.');
-    if (isCompactJwe(match[1])) return openOpaque(deps, match[1]);
     const known = verified.get(match[1]);
     if (known) return known;
+    if (isCompactJwe(match[1])) {
+      // Opening costs a decipher set-up per call; an application polling with one token pays for it once.
+      const claims = openOpaque(deps, match[1]);
+      verified.set(match[1], claims);
+      return claims;
+    }
     try {
       const payload = await verifyTenantJwt(deps.keys, match[1], { issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS });
       if (typeof payload.sub !== 'string') throw new InvalidToken('The access token has no subject.');

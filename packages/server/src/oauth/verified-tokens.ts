@@ -1,6 +1,6 @@
 /**
- * Remembers access tokens whose signature and claims were verified, so that an application polling
- * `/userinfo` with the same token pays for one RSA verification, not one per call. Keyed by the whole token
+ * Remembers access tokens whose signature (or seal) and claims were verified, so that an application polling
+ * `/userinfo` with the same token pays for one RSA verification or decryption, not one per call. Keyed by the whole token
  * string: a hit is the very token that was verified. An entry lasts until the token expires, and at most
  * `maxAgeSeconds`, so that a revoked signing key stops its tokens here as quickly as the key cache notices.
  * Bounded; the oldest entries go first.

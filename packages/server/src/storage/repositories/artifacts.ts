@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ArtifactsTable, Database } from '../schema.js';
 import { fromJson, toJson } from './json.js';
+import { reusableQuery } from './reusable-query.js';
 
 /** The kinds of short-lived protocol state (see migrations/0002-artifacts). */
 export type ArtifactKind =
@@ -54,25 +55,43 @@ export function artifactsRepository(db: Kysely<Database>) {
   const scoped = (tenantId: string, kind: ArtifactKind) =>
     db.selectFrom('artifacts').selectAll().where('tenant_id', '=', tenantId).where('kind', '=', kind);
 
+  // Compiled once (reusable-query.ts): these run several times in every login, code exchange and refresh.
+  const selectById = reusableQuery(db, 3, (tenantId: string, kind: ArtifactKind, id: string) => scoped(tenantId, kind).where('id', '=', id));
+  const consumeRow = reusableQuery(db, 4, (tenantId: string, kind: ArtifactKind, id: string, now: string) =>
+    db
+      .updateTable('artifacts')
+      .set({ consumed_at: now })
+      .where('tenant_id', '=', tenantId)
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .where('consumed_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returningAll(),
+  );
+  const insertRow = reusableQuery(
+    db,
+    8,
+    (tenantId: string, kind: ArtifactKind, id: string, family: string | null, subject: string | null, data: string, createdAt: string, expiresAt: string) =>
+      db
+        .insertInto('artifacts')
+        .values({ tenant_id: tenantId, kind, id, family, subject, data, created_at: createdAt, expires_at: expiresAt, consumed_at: null })
+        .onConflict((oc) => oc.doNothing()),
+  );
+
   const repository = {
     /** False when an artifact with this id exists already (e.g. a replayed client-assertion `jti`). */
     async insert<Data>(tenantId: string, kind: ArtifactKind, artifact: NewArtifact<Data>): Promise<boolean> {
-      const result = await db
-        .insertInto('artifacts')
-        .values({
-          tenant_id: tenantId,
-          kind,
-          id: artifact.id,
-          family: artifact.family ?? null,
-          subject: artifact.subject ?? null,
-          data: toJson(artifact.data),
-          created_at: artifact.createdAt,
-          expires_at: artifact.expiresAt,
-          consumed_at: null,
-        })
-        .onConflict((oc) => oc.doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+      const result = await insertRow(
+        tenantId,
+        kind,
+        artifact.id,
+        artifact.family ?? null,
+        artifact.subject ?? null,
+        toJson(artifact.data),
+        artifact.createdAt,
+        artifact.expiresAt,
+      );
+      return Number(result.numAffectedRows ?? 0) > 0;
     },
 
     /**
@@ -86,7 +105,7 @@ export function artifactsRepository(db: Kysely<Database>) {
 
     /** The artifact, live or not: callers that care check `expiresAt` and `consumedAt` (replay detection does). */
     async get<Data>(tenantId: string, kind: ArtifactKind, id: string): Promise<Artifact<Data> | undefined> {
-      const row = await scoped(tenantId, kind).where('id', '=', id).executeTakeFirst();
+      const [row] = (await selectById(tenantId, kind, id)).rows;
       return row && toArtifact<Data>(row);
     },
 
@@ -103,16 +122,7 @@ export function artifactsRepository(db: Kysely<Database>) {
      * one gets it. Undefined when it is unknown, expired or already consumed.
      */
     async consume<Data>(tenantId: string, kind: ArtifactKind, id: string, now: string): Promise<Artifact<Data> | undefined> {
-      const row = await db
-        .updateTable('artifacts')
-        .set({ consumed_at: now })
-        .where('tenant_id', '=', tenantId)
-        .where('kind', '=', kind)
-        .where('id', '=', id)
-        .where('consumed_at', 'is', null)
-        .where('expires_at', '>', now)
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = (await consumeRow(tenantId, kind, id, now)).rows;
       return row && toArtifact<Data>(row);
     },
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { fromJson, toJson } from './json.js';
+import { reusableQuery } from './reusable-query.js';
 import type { PageOf, PageWindow } from './page.js';
 
 /**
@@ -58,9 +59,14 @@ export function documentRepository<Data, Cols extends Columns>(
     return q;
   }
 
+  // The lookup by key runs on every user-info call and token grant: compiled once.
+  const selectById = reusableQuery(db, 2, (tenantId: string, id: string) =>
+    db.selectFrom(table).selectAll().where('tenant_id', '=', tenantId).where(idColumn, '=', id),
+  );
+
   return {
     async get(tenantId, id) {
-      const row = await db.selectFrom(table).selectAll().where('tenant_id', '=', tenantId).where(idColumn, '=', id).executeTakeFirst();
+      const [row] = (await selectById(tenantId, id)).rows as Record<string, unknown>[];
       return row && toRecord(row);
     },
     async findOne(tenantId, where) {
