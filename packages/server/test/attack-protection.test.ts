@@ -54,8 +54,11 @@ describe.each(DIALECTS)('brute-force protection and user blocks over a real sock
     expect((await passwordLogin(server, fx, email, fx.user.password)).status).toBe(200);
     for (let i = 0; i < 3; i += 1) expect((await passwordLogin(server, fx, email, 'wrong')).json.error).toBe('invalid_grant');
     // Now even the right password is refused, by every way in.
+    const askedAt = performance.now();
     const blocked = await passwordLogin(server, fx, email, fx.user.password);
     expect([blocked.status, blocked.json.error]).toEqual([429, 'too_many_attempts']);
+    // Held back like a rate-limited request (1 s ± 25 %), so an attacker's connections cannot come straight back.
+    expect(performance.now() - askedAt).toBeGreaterThanOrEqual(740);
     expect(String(blocked.json.error_description)).toContain('blocked after multiple consecutive login attempts');
     const co = await post(server, '/co/authenticate', { client_id: fx.spa.clientId, credential_type: REALM, username: email, password: fx.user.password, realm: fx.connection }, { origin: fx.spa.origin });
     expect([co.status, co.json.error]).toEqual([429, 'too_many_attempts']);

@@ -2,8 +2,20 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { OAuthError } from '../../oauth/errors.js';
 import type { Registry } from '../../registry.js';
 
-/** How long an answer over the rate limit is held back. */
+/** How long, on average, an answer over the rate limit or the attack-protection limits is held back. */
 export const REJECTION_DELAY_MS = 1000;
+
+/**
+ * Tarpit: a client over a limit waits before hearing so. Each of its connections then costs it about a second per
+ * request instead of costing this process a full CPU share, which is what real users' logins (argon2id on the
+ * same CPUs) need during an attack. The wait varies by ±25 %: with one fixed delay, an attacker's connections all
+ * come back in the same instant and their requests arrive as one burst each second, which is exactly when a real
+ * user's login then waits behind them (bench/attack.ts).
+ */
+export function tarpit(): Promise<void> {
+  const delay = REJECTION_DELAY_MS * (0.75 + Math.random() / 2);
+  return new Promise((resolve) => setTimeout(resolve, delay));
+}
 
 /** Spec, Errors 3: the 429 names the headers to look at. */
 export const TOO_MANY_REQUESTS = 'Too many requests. Check the X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset headers.';
@@ -23,10 +35,7 @@ export function authRateLimit(app: FastifyInstance, registry: Registry) {
       'x-ratelimit-reset': String(decision.reset),
     });
     if (!decision.allowed) {
-      // Tarpit: a client over its limit waits before hearing so. Each of its connections then costs it a second
-      // per request instead of costing this process a full CPU share, which is what real users' logins
-      // (argon2id on the same CPUs) need during an attack (bench/attack.ts).
-      await new Promise((resolve) => setTimeout(resolve, REJECTION_DELAY_MS));
+      await tarpit();
       return reply.code(429).header('retry-after', String(decision.retryAfterSeconds)).send({ error: 'too_many_requests', error_description: TOO_MANY_REQUESTS });
     }
   });
@@ -36,6 +45,9 @@ export function authRateLimit(app: FastifyInstance, registry: Registry) {
 export function oauthSurface(app: FastifyInstance) {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (error instanceof OAuthError) {
+      // Blocked and throttled logins (too_many_attempts) are held back like rate-limited requests: an attacker who
+      // is refused at once would only come back at once.
+      if (error.status === 429) await tarpit();
       return reply.code(error.status).headers(error.headers).send({ error: error.error, error_description: error.description });
     }
     if (error.validation) {
