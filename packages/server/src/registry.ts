@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
+import { connectionSecrets, type ConnectionSecrets } from './services/connection-secrets.js';
 import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
 import { signingCertificates } from './keys/certificate.js';
 import { samlIdentityProvider, type SamlIdentityProvider } from './oauth/saml/identity-provider.js';
@@ -70,6 +71,8 @@ export interface Registry {
   handleKey: Buffer;
   /** Seals and opens the opaque access tokens of `/userinfo`. */
   opaqueTokens: OpaqueTokenCodec;
+  /** Seals connections' upstream credentials at rest. */
+  connectionSecrets: ConnectionSecrets;
   clientSecretKey: Buffer;
   /** What the token and revocation endpoints authenticate clients with. */
   clientAuth: ClientAuthDeps;
@@ -132,6 +135,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const resets = passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now });
     const protection = loginProtection({ storage, tenantId, handleKey, settings: attackProtection, notifier, issuer: config.issuer, now });
     const opaqueTokens = opaqueTokenCodec(secret.key('opaque-access-token'));
+    const sealedConnectionSecrets = connectionSecrets(secret.key('connection-secret-seal'));
     const transactions = loginTransactions({ storage, tenantId, handleKey, now });
     const certificates = signingCertificates(keys, new URL(config.issuer).hostname);
     return {
@@ -176,6 +180,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         client: upstreamClient({ now }),
         users: federatedUsers({ storage, tenantId, now }),
         saml: samlServiceProvider({ storage, certificates, tenantId, issuer: config.issuer, now }),
+        connectionSecrets: sealedConnectionSecrets,
         allowHttp: !config.production,
       }),
       samlIdp: samlIdentityProvider({ certificates, issuer: config.issuer, tenantId, now }),
@@ -185,6 +190,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       outbox,
       handleKey,
       opaqueTokens,
+      connectionSecrets: sealedConnectionSecrets,
       clientSecretKey,
       clientAuth: {
         config: oauthConfig,

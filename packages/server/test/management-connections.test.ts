@@ -78,6 +78,45 @@ describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
     expect((await api('GET', `/connections/${id}`)).body).toMatchObject({ name: 'patchable', strategy: 'auth0' });
   });
 
+  it('keeps an upstream client secret sealed at rest and gives it back to logins and administrators', async () => {
+    const secret = 'upstream-client-secret-0123456789';
+    const options = { ...SAMPLE_FEDERATED_OPTIONS.oidc, client_id: 'latchkey-at-idp', client_secret: secret };
+    const created = await api('POST', '/connections', { name: `sealed-${dialect}`, strategy: 'oidc', options });
+    expect(created.status).toBe(201);
+    expect(created.body.options).toEqual(options);
+    expect(created.body).not.toHaveProperty('sealed_options');
+    const id = String(created.body.id);
+    const row = async () => JSON.stringify((await server.registry.storage.connections.get(server.registry.tenantId, id))?.data);
+    expect(await row()).not.toContain(secret);
+    expect(await row()).toContain('"sealed_options":{"client_secret":"v1.');
+    expect((await api('GET', `/connections/${id}`)).body.options).toEqual(options);
+    // An update that leaves options alone keeps the secret; one that replaces them seals the new one.
+    expect((await api('PATCH', `/connections/${id}`, { display_name: 'Sealed' })).body.options).toEqual(options);
+    expect(await row()).not.toContain(secret);
+    const replaced = { ...options, client_secret: 'another-upstream-secret-987654321' };
+    expect((await api('PATCH', `/connections/${id}`, { options: replaced })).body.options).toEqual(replaced);
+    expect(await row()).not.toContain('another-upstream-secret-987654321');
+    const listed = (await api('GET', `/connections?name=sealed-${dialect}`)).body;
+    expect(listed[0]?.options).toEqual(replaced);
+    // Another deployment secret cannot open it.
+    const stored = (await server.registry.storage.connections.get(server.registry.tenantId, id))?.data;
+    const { connectionSecrets } = await import('../src/services/connection-secrets.js');
+    expect(() => connectionSecrets(Buffer.alloc(32, 9)).open(stored as never)).toThrow(/LATCHKEY_SECRET differs/);
+    expect(server.registry.connectionSecrets.open(stored as never).options).toEqual(replaced);
+  });
+
+  it('reads a secret stored in clear before sealing existed, and seals it at the next update', async () => {
+    const options = { ...SAMPLE_FEDERATED_OPTIONS.oidc, client_id: 'old-client', client_secret: 'stored-in-clear-secret-42' };
+    const id = `con_clear${dialect}000000`.slice(0, 20);
+    const data = { name: `clear-${dialect}`, strategy: 'oidc', options, enabled_clients: [], is_domain_connection: false, show_as_button: false, realms: [`clear-${dialect}`], metadata: {} };
+    await server.registry.storage.connections.insert(server.registry.tenantId, { id, columns: { name: data.name, strategy: 'oidc' }, data: data as never, createdAt: new Date().toISOString() });
+    expect((await api('GET', `/connections/${id}`)).body.options).toEqual(options);
+    expect((await api('PATCH', `/connections/${id}`, { display_name: 'Now sealed' })).status).toBe(200);
+    const row = JSON.stringify((await server.registry.storage.connections.get(server.registry.tenantId, id))?.data);
+    expect(row).not.toContain('stored-in-clear-secret-42');
+    expect((await api('GET', `/connections/${id}`)).body.options).toEqual(options);
+  });
+
   it('404 for an unknown connection on GET and PATCH', async () => {
     const missing = { status: 404, body: { statusCode: 404, errorCode: 'inexistent_connection', message: 'The connection does not exist' } };
     expect(await api('GET', '/connections/con_missing')).toMatchObject(missing);

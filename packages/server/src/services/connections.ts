@@ -1,6 +1,7 @@
 import { randomId } from '../crypto/random.js';
 import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
+import type { ConnectionSecrets } from './connection-secrets.js';
 import { ServiceError } from './errors.js';
 import { found, uniquely } from './unique.js';
 import { samlSettings } from '../oauth/saml/options.js';
@@ -19,6 +20,8 @@ export interface ConnectionData {
   show_as_button: boolean;
   realms: string[];
   metadata: Record<string, string>;
+  /** At rest only (connection-secrets.ts): credentials for an upstream provider, sealed. */
+  sealed_options?: Record<string, string>;
 }
 
 export interface ConnectionView extends ConnectionData {
@@ -37,6 +40,8 @@ export interface ConnectionsDeps {
   storage: Storage;
   tenantId: string;
   now: () => Date;
+  /** Seals upstream credentials (`options.client_secret`) at rest. */
+  connectionSecrets: ConnectionSecrets;
   /** Whether upstream providers may be at http: URLs (outside production). */
   config?: { production: boolean };
 }
@@ -47,7 +52,8 @@ const noConnection = () => new ServiceError('not_found', 'The connection does no
 export function connectionsService(deps: ConnectionsDeps) {
   const { storage, tenantId } = deps;
   const load = async (id: string) => found(await storage.connections.get(tenantId, id), noConnection);
-  const view = (id: string, data: ConnectionData): ConnectionView => ({ ...data, id });
+  const { connectionSecrets: secrets } = deps;
+  const view = (id: string, data: ConnectionData): ConnectionView => ({ ...secrets.open(data), id });
   /** An upstream provider's options are checked when saved, not discovered broken at the first login. */
   const checkOptions = (data: ConnectionData) => {
     if (!isUpstream(data) && data.strategy !== 'samlp') return;
@@ -82,7 +88,7 @@ export function connectionsService(deps: ConnectionsDeps) {
       await uniquely(
         storage,
         () => new ServiceError('conflict', 'A connection with the same name already exists', 'conflict'),
-        () => storage.connections.insert(tenantId, { id, columns: { name: data.name, strategy: data.strategy }, data, createdAt: deps.now().toISOString() }),
+        () => storage.connections.insert(tenantId, { id, columns: { name: data.name, strategy: data.strategy }, data: secrets.seal(data), createdAt: deps.now().toISOString() }),
       );
       return view(id, data);
     },
@@ -91,14 +97,14 @@ export function connectionsService(deps: ConnectionsDeps) {
       const record = await load(id);
       const { options, enabled_clients: enabled, realms, ...fields } = patch;
       const data: ConnectionData = {
-        ...record.data,
+        ...secrets.open(record.data),
         ...fields,
         ...(options !== undefined ? { options: options ?? {} } : {}),
         ...(enabled !== undefined ? { enabled_clients: [...new Set(enabled ?? [])] } : {}),
         ...(realms !== undefined ? { realms: realms.length ? realms : [record.data.name] } : {}),
       };
       checkOptions(data);
-      if (!(await storage.connections.update(tenantId, id, { data }))) throw noConnection();
+      if (!(await storage.connections.update(tenantId, id, { data: secrets.seal(data) }))) throw noConnection();
       return view(id, data);
     },
     /** Removes the connection and its users together; removing a missing connection is a no-op. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ConnectionSecrets } from '../../services/connection-secrets.js';
 import type { ConnectionData } from '../../services/connections.js';
 import type { FederatedUsers } from '../../services/federated-users.js';
 import type { Storage } from '../../storage/storage.js';
@@ -47,6 +48,8 @@ export interface UpstreamLoginDeps {
   client: UpstreamClient;
   users: FederatedUsers;
   saml: SamlServiceProvider;
+  /** Opens the sealed upstream credentials of a stored connection. */
+  connectionSecrets: ConnectionSecrets;
   /** Outside production, providers on http: URLs (the developer's machine) are allowed. */
   allowHttp: boolean;
 }
@@ -61,7 +64,7 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
   const redirectUri = `${deps.issuer}/login/callback`;
 
   function settingsFor(connection: ConnectionData): UpstreamSettings {
-    const { settings, problems } = upstreamSettings(connection, deps.allowHttp);
+    const { settings, problems } = upstreamSettings(deps.connectionSecrets.open(connection), deps.allowHttp);
     if (!settings) throw new InvalidRequest(`The connection '${connection.name}' is not configured: ${problems.join('; ')}.`);
     return settings;
   }
