@@ -109,10 +109,24 @@ describe.each(DIALECTS)('current-user Management API (%s)', (dialect) => {
     expect(await me('POST', path, { link_with: secondary.id_token })).toMatchObject({ status: 409, body: { errorCode: 'identity_already_linked' } });
     expect((await admin('GET', `/users/${secondaryId}`)).status).toBe(404);
     expect(decodeJwt((await userTokens(secondaryEmail, 'openid')).id_token).sub).toBe(fx.user.userId);
+    // Lists count users, not linked accounts: the secondary is out of pages, totals and users-by-email.
+    const listed = async () => {
+      const answer = (await admin('GET', `/users?include_totals=true&per_page=100&connection=${fx.connection}`)).body;
+      return { total: Number(answer.total), ids: (answer.users as unknown as { user_id: string }[]).map((user) => user.user_id) };
+    };
+    const whileLinked = await listed();
+    expect(whileLinked.ids).not.toContain(secondaryId);
+    expect(whileLinked.ids).toContain(fx.user.userId);
+    expect(whileLinked.total).toBe(whileLinked.ids.length);
+    expect((await admin('GET', `/users-by-email?email=${encodeURIComponent(secondaryEmail)}`)).body).toEqual([]);
 
     const unlinked = await me('DELETE', `${path}/auth0/${secondaryId.split('|')[1]}`);
     expect(unlinked).toMatchObject({ status: 200, body: [{ user_id: fx.user.userId.split('|')[1] }] });
     expect(decodeJwt((await userTokens(secondaryEmail, 'openid')).id_token).sub).toBe(secondaryId);
+    const afterUnlink = await listed();
+    expect(afterUnlink.ids).toContain(secondaryId);
+    expect(afterUnlink.total).toBe(whileLinked.total + 1);
+    expect((await admin('GET', `/users-by-email?email=${encodeURIComponent(secondaryEmail)}`)).body).toHaveLength(1);
     expect(await me('DELETE', `${path}/auth0/${secondaryId.split('|')[1]}`)).toMatchObject({ status: 404, body: { errorCode: 'inexistent_identity' } });
   });
 });

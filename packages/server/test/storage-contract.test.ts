@@ -66,9 +66,10 @@ const DOCUMENT_CASES: DocumentCase[] = [
       username: i % 3 === 0 ? null : `user${i}`,
       password_hash: null,
       updated_at: `2024-01-01T00:00:0${i % 10}.000Z`,
+      linked_to: i % 4 === 1 ? `primary-${i}` : null,
     }),
     evenFilter: { connection: 'Username-Password-Authentication' },
-    collidingColumns: { connection: 'Username-Password-Authentication', email: 'user0@example.com', username: 'other', password_hash: null, updated_at: 'x' },
+    collidingColumns: { connection: 'Username-Password-Authentication', email: 'user0@example.com', username: 'other', password_hash: null, updated_at: 'x', linked_to: null },
   },
 ];
 

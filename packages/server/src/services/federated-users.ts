@@ -60,7 +60,7 @@ export function federatedUsers(deps: FederatedUsersDeps) {
           logins_count: 1,
           last_login: at,
         };
-        const columns = { connection: connection.name, email: email ?? null, username: null, password_hash: null, updated_at: at };
+        const columns = { connection: connection.name, email: email ?? null, username: null, password_hash: null, updated_at: at, linked_to: null };
         await storage.users.insert(tenantId, { id: userId, columns, data, createdAt: at });
         return { ok: true, userId };
       } catch (error) {

@@ -36,7 +36,7 @@ export function userIdentitiesService(deps: UserIdentitiesDeps) {
         const linked = [...(primary.data.linked_identities ?? []), identity];
         const at = deps.now().toISOString();
         await repos.users.update(tenantId, primaryId, { data: { ...primary.data, linked_identities: linked }, columns: { updated_at: at } });
-        await repos.users.update(tenantId, secondary.id, { data: { ...secondary.data, linked_to: primaryId }, columns: { updated_at: at } });
+        await repos.users.update(tenantId, secondary.id, { data: { ...secondary.data, linked_to: primaryId }, columns: { updated_at: at, linked_to: primaryId } });
         return [ownIdentity(primary.id, primary.columns.connection), ...linked];
       });
     },
@@ -56,7 +56,7 @@ export function userIdentitiesService(deps: UserIdentitiesDeps) {
         const secondary = await repos.users.get(tenantId, secondaryId);
         if (secondary) {
           const { linked_to: _primary, ...data } = secondary.data;
-          await repos.users.update(tenantId, secondaryId, { data, columns: { updated_at: at } });
+          await repos.users.update(tenantId, secondaryId, { data, columns: { updated_at: at, linked_to: null } });
         }
         return [ownIdentity(primary.id, primary.columns.connection), ...remaining];
       });

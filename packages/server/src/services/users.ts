@@ -190,9 +190,9 @@ export function usersService(deps: UsersDeps) {
 
   return {
     async list(window: PageWindow, where: { connection?: string }) {
-      const page = await storage.users.list(tenantId, window, where);
-      // Linked secondary accounts are identities of their primary, not users (the total still counts them).
-      return { items: page.items.filter((record) => record.data.linked_to === undefined).map(userView), total: page.total };
+      // Linked secondary accounts are identities of their primary, not users: left out of pages and totals.
+      const page = await storage.users.list(tenantId, window, { ...where, linked_to: null });
+      return { items: page.items.map(userView), total: page.total };
     },
 
     async get(userId: string): Promise<UserView> {
@@ -201,8 +201,8 @@ export function usersService(deps: UsersDeps) {
 
     /** E-mails are stored lower-cased, so the lookup is case-insensitive; one user per connection at most. */
     async byEmail(email: string): Promise<UserView[]> {
-      const page = await storage.users.list(tenantId, { offset: 0, limit: 100 }, { email: email.trim().toLowerCase() });
-      return page.items.filter((record) => record.data.linked_to === undefined).map(userView);
+      const page = await storage.users.list(tenantId, { offset: 0, limit: 100 }, { email: email.trim().toLowerCase(), linked_to: null });
+      return page.items.map(userView);
     },
 
     async create(input: UserInput): Promise<UserView> {
@@ -226,7 +226,7 @@ export function usersService(deps: UsersDeps) {
       const passwordHash = password !== undefined ? await hashPassword(password) : null;
       // SMS users log in by phone number: it is their lookup key (the username column), unique per connection.
       const loginName = connection.strategy === 'sms' ? (input.phone_number ?? null) : (input.username ?? null);
-      const columns = { connection: connection.name, email: email ?? null, username: loginName, password_hash: passwordHash, updated_at: at };
+      const columns = { connection: connection.name, email: email ?? null, username: loginName, password_hash: passwordHash, updated_at: at, linked_to: null };
       await uniquely(storage, userExists, () => storage.users.insert(tenantId, { id: userId, columns, data, createdAt: at }));
       return userView({ id: userId, columns, data, createdAt: at });
     },

@@ -73,6 +73,8 @@ export interface UsersTable {
   data: string;
   created_at: string;
   updated_at: string;
+  /** A linked secondary account: the primary user it belongs to (0003-user-links); null for users. */
+  linked_to: string | null;
 }
 
 export interface RenderingConfigsTable {

@@ -2,27 +2,41 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet } f
 import type { DialectName } from '../dialects/dialect.js';
 import { initial } from './0001-initial.js';
 import { artifacts } from './0002-artifacts.js';
+import { userLinks } from './0003-user-links.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
   return {
     '0001-initial': initial(dialect),
     '0002-artifacts': artifacts,
+    '0003-user-links': userLinks,
   };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function migrateToLatest(db: Kysely<any>, dialect: DialectName): Promise<MigrationResultSet> {
+async function migrator(db: Kysely<any>, dialect: DialectName): Promise<Migrator> {
   // Kysely looks for its bookkeeping tables in every schema unless told which one: with several schemas in one
   // database (tests, or tenants of a shared server) it must be the one this connection works in.
   const schema =
     dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     db,
     provider: { getMigrations: async () => migrations(dialect) },
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const result = await migrator.migrateToLatest();
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function migrateToLatest(db: Kysely<any>, dialect: DialectName): Promise<MigrationResultSet> {
+  const result = await (await migrator(db, dialect)).migrateToLatest();
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** Up to and including the named migration (tests of a migration's data conversion start from the one before). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function migrateTo(db: Kysely<any>, dialect: DialectName, name: string): Promise<MigrationResultSet> {
+  const result = await (await migrator(db, dialect)).migrateTo(name);
   if (result.error) throw result.error;
   return result;
 }

@@ -24,6 +24,8 @@ export type UserColumns = {
   username: string | null;
   password_hash: string | null;
   updated_at: string;
+  /** The primary of a linked secondary account (also `data.linked_to`); lists of users leave such rows out. */
+  linked_to: string | null;
 };
 
 /**
@@ -47,6 +49,7 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
       'username',
       'password_hash',
       'updated_at',
+      'linked_to',
     ], changed),
     renderingConfigs: renderingConfigsRepository(db, () => changed?.('rendering_configs')),
     artifacts: artifactsRepository(db),
