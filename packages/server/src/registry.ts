@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './log.js';
 import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
@@ -98,7 +99,7 @@ export interface RegistryOptions {
 const SESSION_LIFETIMES = { idleSeconds: 3 * 86_400, absoluteSeconds: 7 * 86_400 };
 
 export async function createRegistry(config: Config, options: RegistryOptions = {}): Promise<Registry> {
-  const log = options.logger ?? pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
+  const log = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const secret = deploymentSecret(config.secret ?? developmentSecret(config.dataDir));
   const storage = createStorage(await openStorage(config.database, options.schema !== undefined ? { schema: options.schema } : {}));

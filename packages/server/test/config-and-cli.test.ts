@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from '../src/config/load.js';
 import { TEST_SECRET } from './support/harness.js';
 import { freePort } from './support/ports.js';
 import { runCli, startServeProcess } from './support/processes.js';
+import { urlForLog } from '../src/log.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -120,5 +121,35 @@ describe('the latchkey CLI', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('logs requests at LOG_LEVEL=debug without the secrets their URLs and headers carry', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const server = await startServeProcess({ PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'dev.db')}`, LATCHKEY_DATA_DIR: dir, LOG_LEVEL: 'debug' });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await (await fetch(`${base}/u/unblock?ticket=unblock-ticket-secret-1`)).arrayBuffer();
+      await (await fetch(`${base}/passwordless/verify_redirect?verification_code=424242&connection=email&client_id=app-1`)).arrayBuffer();
+      await (await fetch(`${base}/authorize?client_id=app-1&response_type=code&id_token_hint=eyJ.hint-secret.sig&state=state-secret-2`)).arrayBuffer();
+      await (await fetch(`${base}/userinfo`, { headers: { authorization: 'Bearer bearer-secret-3', cookie: 'latchkey_session=cookie-secret-4' } })).arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const output = server.output();
+      expect(output).toContain('"url":"/u/unblock?ticket=[redacted]"');
+      expect(output).toContain('/passwordless/verify_redirect?verification_code=[redacted]&connection=email&client_id=app-1');
+      expect(output).toContain('"url":"/userinfo"');
+      for (const secret of ['unblock-ticket-secret-1', '424242', 'hint-secret', 'state-secret-2', 'bearer-secret-3', 'cookie-secret-4']) expect(output).not.toContain(secret);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('request URLs in logs', () => {
+  it('keep the path and the descriptive parameters, and hide every other value', () => {
+    expect(urlForLog('/oauth/token')).toBe('/oauth/token');
+    expect(urlForLog('/login/callback?code=c0de&state=s')).toBe('/login/callback?code=[redacted]&state=[redacted]');
+    expect(urlForLog('/authorize?client_id=a%20b&scope=openid+profile&nonce=n')).toBe('/authorize?client_id=a%20b&scope=openid%20profile&nonce=[redacted]');
+    expect(urlForLog('/api/v2/users?per_page=5&q=email%3A%22x%40y%22')).toBe('/api/v2/users?per_page=5&q=[redacted]');
   });
 });

@@ -107,7 +107,7 @@ export const SETTINGS = [
       'The development-only demo application at `/demo/` (`on` or `off`): its own client `latchkey-demo`, the `Username-Password-Authentication` and `email` connections, created at start. Never served when `NODE_ENV=production`.',
   },
   { env: 'NODE_ENV', default: 'development', meaning: '`production` requires `LATCHKEY_SECRET` and turns off development conveniences.' },
-  { env: 'LOG_LEVEL', default: 'info', meaning: 'pino log level (`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`).' },
+  { env: 'LOG_LEVEL', default: 'info', meaning: 'pino log level (`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`); `debug` and `trace` log every request, with the values of secret-bearing query parameters and the credential headers hidden.' },
 ] as const satisfies readonly Setting[];
 
 export type SettingName = (typeof SETTINGS)[number]['env'];
