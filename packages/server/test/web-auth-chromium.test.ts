@@ -355,6 +355,52 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     await page.close();
   });
 
+  it('signupAndAuthorize creates the user and signs it in; validateToken accepts its ID token and refuses a forged one', async () => {
+    const page = await appPage(allowing.context);
+    const email = `js-signup-login-${library}@example.com`;
+    const signedUp = await call(page, 'signupAndAuthorize', { connection: fx.connection, email, password: 'Str0ng-enough!', scope: 'openid profile email' });
+    expect(signedUp.err).toBeNull();
+    const tokens = signedUp.res as { accessToken: string; idToken: string };
+    expect(tokens.accessToken).toEqual(expect.any(String));
+    const users = (await api('GET', `/users-by-email?email=${encodeURIComponent(email)}`)).body as unknown as { user_id: string }[];
+    expect(users).toHaveLength(1);
+
+    const validate = (token: string) =>
+      page.evaluate(
+        (idToken) =>
+          new Promise<Outcome>((resolve) => {
+            const webAuth = (window as unknown as { webAuth: { validateToken(token: string, nonce: string | undefined, cb: (err: unknown, res: unknown) => void): void } }).webAuth;
+            webAuth.validateToken(idToken, undefined, (err, res) => resolve(JSON.parse(JSON.stringify({ err: err ?? null, res: res ?? null })) as Outcome));
+          }),
+        token,
+      );
+    const valid = await validate(tokens.idToken);
+    expect(valid.err).toBeNull();
+    expect(valid.res).toMatchObject({ sub: users[0]?.user_id, aud: fx.spa.clientId, email });
+    const [header, payload, signature] = tokens.idToken.split('.');
+    const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown>;
+    const forged = [header, Buffer.from(JSON.stringify({ ...claims, sub: fx.user.userId })).toString('base64url'), signature].join('.');
+    expect((await validate(forged)).err).toMatchObject({ error: 'invalid_token' });
+
+    // The signup errors come back before any login is tried.
+    const again = await call(page, 'signupAndAuthorize', { connection: fx.connection, email, password: 'Str0ng-enough!' });
+    expect(again.err).toMatchObject({ statusCode: 400, code: 'user_exists' });
+    await page.close();
+  });
+
+  it('renewAuth: a hidden frame with prompt=none returns fresh tokens for the session, login_required without one', async () => {
+    const page = await appPage(allowing.context);
+    const none = await call(page, 'renewAuth', { timeout: 10_000 });
+    expect(none.err).toMatchObject({ error: 'login_required' });
+    await page.evaluate(() => (window as unknown as { webAuth: { authorize(options: unknown): void } }).webAuth.authorize({}));
+    await signInOnHostedPage(page);
+    await page.waitForURL(`${app.origin}/callback#**`);
+    const renewed = await call(page, 'renewAuth', { timeout: 10_000 });
+    expect(renewed.err).toBeNull();
+    expect(renewed.res).toMatchObject({ accessToken: expect.any(String), idTokenPayload: { sub: fx.user.userId } });
+    await page.close();
+  });
+
   it('changePassword answers the same text for any address', async () => {
     const page = await appPage(allowing.context);
     const known = await call(page, 'changePassword', { connection: fx.connection, email: fx.user.email });

@@ -1,4 +1,4 @@
-import { Authentication, PASSWORD_REALM, PASSWORDLESS_OTP } from '../authentication/authentication.js';
+import { Authentication, PASSWORD_REALM, PASSWORDLESS_OTP, type TokenResult } from '../authentication/authentication.js';
 import { authError, invalidRequest, invalidToken, type Callback, type LibraryError } from '../helper/errors.js';
 import { browserStore, cookieStore, memoryStore, type KeyValueStore } from '../helper/storage.js';
 import { randomString } from '../helper/random.js';
@@ -263,12 +263,16 @@ export class WebAuth {
     this.client.dbConnection.changePassword(options, cb);
   }
 
-  /** Creates the user, then logs them in with the same credentials (embedded login). */
-  signupAndAuthorize(options: Options, cb: Callback<never>): void {
+  /**
+   * Creates the user, then logs them in with the same credentials by the password-realm grant, as the reference
+   * does: the callback gets the tokens, and the page stays where it is.
+   */
+  signupAndAuthorize(options: Options, cb: Callback<TokenResult>): void {
     this.signup(options, (err) => {
       if (err) return cb(err);
-      const { connection, email, password, username: _username, user_metadata: _um, userMetadata: _umc, ...authorizeOptions } = options;
-      this.login({ ...authorizeOptions, realm: connection, username: email, password }, cb);
+      const { connection, email, password, username, user_metadata: _um, userMetadata: _umc, ...loginOptions } = options;
+      const name = typeof username === 'string' && username !== '' ? username : email;
+      this.client.login({ ...loginOptions, realm: connection as string, username: name as string, password: password as string }, cb);
     });
   }
 
