@@ -388,6 +388,21 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     await page.close();
   });
 
+  it('popup.signupAndLogin creates the user and signs it in on the page; when only the login fails, errorInfo says so', async () => {
+    const page = await appPage(allowing.context);
+    const email = `popup-signup-${library}@example.com`;
+    const done = await call(page, 'popup.signupAndLogin', { connection: fx.connection, email, password: 'Str0ng-enough!' });
+    expect(done.err).toBeNull();
+    expect(done.res).toMatchObject({ accessToken: expect.any(String), idTokenPayload: { email } });
+    expect(page.url()).toBe(`${app.origin}/`);
+    // Created in the connection, then a login against a realm that does not exist.
+    const other = `popup-signup-realm-${library}@example.com`;
+    const failed = await call(page, 'popup.signupAndLogin', { connection: fx.connection, realm: 'no-such-realm', email: other, password: 'Str0ng-enough!' });
+    expect(failed.err).toMatchObject({ errorInfo: { error_code: 'login_error' } });
+    expect((await api('GET', `/users-by-email?email=${encodeURIComponent(other)}`)).body).toHaveLength(1);
+    await page.close();
+  });
+
   it('renewAuth: a hidden frame with prompt=none returns fresh tokens for the session, login_required without one', async () => {
     const page = await appPage(allowing.context);
     const none = await call(page, 'renewAuth', { timeout: 10_000 });

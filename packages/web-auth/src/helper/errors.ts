@@ -14,12 +14,15 @@ export interface RequestError {
   error_description?: unknown;
   name?: string;
   policy?: string;
+  /** popup.signupAndLogin: the account was created but the login after it failed. */
+  errorInfo?: { error_code: string; message: string };
 }
 
 export interface AuthError {
   error: string;
   errorDescription: string;
   state?: string;
+  errorInfo?: { error_code: string; message: string };
 }
 
 export type LibraryError = RequestError | AuthError;

@@ -70,7 +70,18 @@ export function popupMethods(context: PopupContext): PopupMethods {
     loginWithCredentials,
 
     signupAndLogin(options, cb) {
-      context.signup(options, (err) => (err ? cb(err) : loginWithCredentials(options, cb)));
+      context.signup(options, (err) => {
+        if (err) return cb(err);
+        loginWithCredentials(options, (loginErr, result) => {
+          if (!loginErr) return cb(null, result);
+          // The account exists now: the application should offer a plain login, not the signup again.
+          loginErr.errorInfo = {
+            error_code: 'login_error',
+            message: 'Your account was created successfully, but we could not log you in automatically. Please try logging in with your new credentials.',
+          };
+          cb(loginErr);
+        });
+      });
     },
 
     /** Passwordless with a code, completed in a hidden frame (no redirect of the page). */
