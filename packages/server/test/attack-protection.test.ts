@@ -60,6 +60,16 @@ describe.each(DIALECTS)('brute-force protection and user blocks over a real sock
     // Held back like a rate-limited request (1 s ± 25 %), so an attacker's connections cannot come straight back.
     expect(performance.now() - askedAt).toBeGreaterThanOrEqual(740);
     expect(String(blocked.json.error_description)).toContain('blocked after multiple consecutive login attempts');
+    // The hosted login page refuses too, and as slowly as the API.
+    const browser = new CookieClient(server.url);
+    const start = await browser.get(`/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', state: 's' }).toString()}`);
+    const loginPath = start.headers.get('location') ?? '';
+    const loginHtml = await (await browser.get(loginPath)).text();
+    const pagePostedAt = performance.now();
+    const page = await browser.postForm(loginPath, { state: inputValue(loginHtml, 'state') ?? '', _csrf: inputValue(loginHtml, '_csrf') ?? '', username: email, password: fx.user.password });
+    expect(performance.now() - pagePostedAt).toBeGreaterThanOrEqual(740);
+    expect(page.status).toBe(400);
+    expect(decodeEntities(await page.text())).toContain('Your account has been blocked after multiple consecutive login attempts');
     const co = await post(server, '/co/authenticate', { client_id: fx.spa.clientId, credential_type: REALM, username: email, password: fx.user.password, realm: fx.connection }, { origin: fx.spa.origin });
     expect([co.status, co.json.error]).toEqual([429, 'too_many_attempts']);
     // Other accounts from this address are not affected.

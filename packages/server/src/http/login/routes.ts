@@ -5,6 +5,7 @@ import type { ConnectionData } from '../../services/connections.js';
 import type { DatabaseLoginFailure } from '../../services/database-login.js';
 import { sendScreen, type ScreenInput } from './pages.js';
 import { databaseConnection, finishLogin, formFields, isOpen, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { tarpit } from '../oauth/surface.js';
 
 export const StateQuery = Type.Object({ state: Type.String({ minLength: 1, maxLength: 64, description: 'The login transaction.' }) });
 
@@ -70,6 +71,8 @@ export function loginRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         if (!result.ok) {
           await registry.transactions.save(open.handle, { ...open.transaction, lastUsername: username });
           const errorCode = LOGIN_PAGE_ERRORS[result.reason] ?? 'wrong-credentials';
+          // Blocked and throttled attempts wait like the Authentication API's 429s (surface.ts tarpit).
+          if (result.reason === 'too_many_attempts' || result.reason === 'ip_throttled') await tarpit();
           return sendScreen(registry, reply, 400, loginScreen(open, connection, { errorCode, values: { username } }));
         }
         return finishLogin(registry, request, reply, open, { userId: result.userId, connection: connection.name, amr: ['pwd'] });
