@@ -40,6 +40,18 @@ describe('Authentication API rate limits (in memory)', () => {
     expect(await refused.json()).toEqual(TOO_MANY);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limits(refused)).toEqual(['3', '0']);
+    // A flood's refusals do not come back in one instant (which would bring its requests back as one burst).
+    const floodStart = performance.now();
+    const answeredAfter = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const response = await discovery();
+        expect(response.status).toBe(429);
+        await response.arrayBuffer();
+        return performance.now() - floodStart;
+      }),
+    );
+    expect(Math.min(...answeredAfter)).toBeGreaterThanOrEqual(740);
+    expect(Math.max(...answeredAfter) - Math.min(...answeredAfter)).toBeGreaterThan(150);
 
     // Another endpoint has its own count, and its own limit where one is configured.
     const userinfo = await fetch(`${server.url}/userinfo`);
