@@ -58,6 +58,27 @@ describe.each(DIALECTS)('artifacts repository (%s)', (dialect) => {
     expect(await storage.artifacts.update(tenant, 'session', 'nope', { v: 3 }, at(5))).toBe(false);
   });
 
+  it('swaps data only from the state read before: of two racing connections exactly one wins', async () => {
+    await storage.artifacts.insert(tenant, 'refresh_token', { id: 'chain', family: 'g', subject: 'user-1', data: { secret: 'a', scopes: ['x'] }, createdAt: at(0), expiresAt: at(30) });
+    const read = await storage.artifacts.get<{ secret: string; scopes: string[] }>(tenant, 'refresh_token', 'chain');
+    const expected = read?.data ?? { secret: '', scopes: [] };
+    const results = await Promise.all([
+      storage.artifacts.swap(tenant, 'refresh_token', 'chain', expected, { ...expected, secret: 'b' }, at(5), at(90)),
+      other.artifacts.swap(tenant, 'refresh_token', 'chain', expected, { ...expected, secret: 'c' }, at(5), at(90)),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const after = await storage.artifacts.get<{ secret: string }>(tenant, 'refresh_token', 'chain');
+    expect(after).toMatchObject({ expiresAt: at(90), consumedAt: null });
+    expect(after?.data.secret).toBe(results[0] ? 'b' : 'c');
+    // Stale expectation, expired or consumed rows: nothing changes.
+    expect(await storage.artifacts.swap(tenant, 'refresh_token', 'chain', expected, { ...expected, secret: 'd' }, at(6), at(90))).toBe(false);
+    const current = after?.data ?? expected;
+    expect(await storage.artifacts.swap(tenant, 'refresh_token', 'chain', current, { ...current, secret: 'e' }, at(95), at(190))).toBe(false);
+    await storage.artifacts.consume(tenant, 'refresh_token', 'chain', at(7));
+    expect(await storage.artifacts.swap(tenant, 'refresh_token', 'chain', current, { ...current, secret: 'f' }, at(8), at(90))).toBe(false);
+    expect((await storage.artifacts.get<{ secret: string }>(tenant, 'refresh_token', 'chain'))?.data.secret).toBe(current.secret);
+  });
+
   it('lists the live artifacts of a family or subject, and revokes a whole family across kinds', async () => {
     await storage.artifacts.insert(tenant, 'authorization_code', code('f-code', 'family-x'));
     await storage.artifacts.insert(tenant, 'refresh_token', code('f-rt1', 'family-x'));

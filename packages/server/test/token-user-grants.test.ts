@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleId, newHandle } from '../src/crypto/handles.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
@@ -50,7 +51,8 @@ describe.each(DIALECTS)('token endpoint: password-realm, password and refresh_to
     expect(id.payload).toMatchObject({ sub: fx.user.userId, email: fx.user.email, email_verified: true, name: 'Test User', azp: fx.web.clientId });
     expect(typeof id.payload.auth_time).toBe('number');
     expect(id.payload.at_hash).toBeTypeOf('string');
-    expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // `<chain id>.<secret>` (oauth/refresh-tokens.ts)
+    expect(body.refresh_token).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
   });
 
   it('drops scopes the API does not define, and gives no refresh token without offline_access', async () => {
@@ -148,8 +150,85 @@ describe.each(DIALECTS)('token endpoint: password-realm, password and refresh_to
 
   it('stores refresh tokens only as hashes', async () => {
     const { body } = await realmLogin();
+    const [chainId = '', secret = ''] = (body.refresh_token ?? '').split('.');
     const rows = await server.registry.storage.artifacts.listLive(server.registry.tenantId, 'refresh_token', { subject: fx.user.userId }, new Date().toISOString());
-    expect(rows.length).toBeGreaterThan(0);
-    expect(JSON.stringify(rows)).not.toContain(body.refresh_token);
+    expect(rows.map((row) => row.id)).toContain(chainId);
+    expect(secret).toHaveLength(43);
+    expect(JSON.stringify(rows)).not.toContain(secret);
+  });
+
+  const refresh = (refreshToken: string, extra: Record<string, string> = {}) =>
+    token({ grant_type: 'refresh_token', client_id: fx.web.clientId, client_secret: fx.web.clientSecret, refresh_token: refreshToken, ...extra });
+  const refreshRows = async () =>
+    Number(
+      (
+        await server.registry.storage.dialect.db
+          .selectFrom('artifacts')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('tenant_id', '=', server.registry.tenantId)
+          .where('kind', '=', 'refresh_token')
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('keeps one stored row per grant however often its token rotates, and moves its expiry on', async () => {
+    let current = (await realmLogin()).body.refresh_token ?? '';
+    const chainId = current.split('.')[0] ?? '';
+    const before = await refreshRows();
+    const firstExpiry = (await server.registry.storage.artifacts.get(server.registry.tenantId, 'refresh_token', chainId))?.expiresAt ?? '';
+    for (let i = 0; i < 5; i += 1) {
+      const next = await refresh(current);
+      expect(next.status, JSON.stringify(next.body)).toBe(200);
+      expect(next.body.refresh_token?.startsWith(`${chainId}.`)).toBe(true);
+      current = next.body.refresh_token ?? '';
+    }
+    expect(await refreshRows()).toBe(before);
+    const row = await server.registry.storage.artifacts.get(server.registry.tenantId, 'refresh_token', chainId);
+    expect(row?.consumedAt).toBeNull();
+    expect(row?.expiresAt > firstExpiry).toBe(true);
+  });
+
+  it('revokes the grant when its chain is presented with a secret that is not the current one', async () => {
+    const first = (await realmLogin()).body.refresh_token ?? '';
+    const [chainId = ''] = first.split('.');
+    const forged = await refresh(`${chainId}.${'A'.repeat(43)}`);
+    expect(forged).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'Unknown or invalid refresh token.' } });
+    expect((await refresh(first)).body.error).toBe('invalid_grant');
+    // Malformed tokens are refused without touching anything.
+    for (const bad of ['x', `${chainId}.`, `${chainId}.${'A'.repeat(43)}.x`, `${'!'.repeat(22)}.${'A'.repeat(43)}`]) {
+      expect((await refresh(bad)).body.error).toBe('invalid_grant');
+    }
+  });
+
+  it('leaves the token unspent when the request is refused before rotation (wider scope)', async () => {
+    const first = (await realmLogin()).body.refresh_token ?? '';
+    expect((await refresh(first, { scope: 'openid write:things' })).body.error).toBe('invalid_scope');
+    expect((await refresh(first)).status).toBe(200);
+  });
+
+  it('lets exactly one of several simultaneous uses of a token succeed', async () => {
+    const first = (await realmLogin()).body.refresh_token ?? '';
+    const answers = await Promise.all([refresh(first), refresh(first), refresh(first)]);
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.body.error === 'invalid_grant')).toHaveLength(2);
+  });
+
+  it('still redeems a token of the earlier one-row-per-token format; its successor starts a chain, and its reuse revokes', async () => {
+    const legacy = newHandle();
+    const now = Date.now();
+    await server.registry.storage.artifacts.insert(server.registry.tenantId, 'refresh_token', {
+      id: handleId(server.registry.handleKey, legacy),
+      family: 'legacy-grant',
+      subject: fx.user.userId,
+      data: { client_id: fx.web.clientId, user_id: fx.user.userId, scopes: ['openid', 'offline_access'], audience: null, auth_time: Math.floor(now / 1000), sid: null },
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + 86_400_000).toISOString(),
+    });
+    const next = await refresh(legacy);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(next.body.refresh_token).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    expect(decodeJwt(next.body.id_token ?? '').sub).toBe(fx.user.userId);
+    expect((await refresh(legacy)).body.error).toBe('invalid_grant');
+    expect((await refresh(next.body.refresh_token ?? '')).body.error).toBe('invalid_grant');
   });
 });

@@ -1,8 +1,7 @@
-import { handleId } from '../crypto/handles.js';
 import type { Storage } from '../storage/storage.js';
 import type { AuthenticatedClient } from './client-auth.js';
 import { InvalidRequest, UnsupportedTokenType } from './errors.js';
-import type { RefreshTokenData } from './user-tokens.js';
+import { refreshTokenStore } from './refresh-tokens.js';
 
 export interface RevokeDeps {
   storage: Storage;
@@ -18,7 +17,7 @@ export interface RevokeDeps {
 export async function revokeRefreshToken(client: AuthenticatedClient, token: string | undefined, hint: string | undefined, deps: RevokeDeps): Promise<void> {
   if (!token) throw new InvalidRequest('Missing required parameter: token');
   if (hint !== undefined && hint !== 'refresh_token') throw new UnsupportedTokenType('Only refresh tokens can be revoked.');
-  const artifact = await deps.storage.artifacts.get<RefreshTokenData>(deps.tenantId, 'refresh_token', handleId(deps.handleKey, token));
-  if (!artifact?.family || artifact.data.client_id !== client.clientId) return;
-  await deps.storage.artifacts.revokeFamily(deps.tenantId, artifact.family, deps.now().toISOString());
+  const found = await refreshTokenStore(deps).find(token);
+  if (!found || found.data.client_id !== client.clientId) return;
+  await deps.storage.artifacts.revokeFamily(deps.tenantId, found.family, deps.now().toISOString());
 }

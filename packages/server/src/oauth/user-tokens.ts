@@ -1,4 +1,3 @@
-import { handleId, newHandle } from '../crypto/handles.js';
 import { randomId } from '../crypto/random.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import type { ClientData } from '../services/clients.js';
@@ -7,13 +6,12 @@ import type { OAuthConfig } from './config-cache.js';
 import { UnauthorizedClient } from './errors.js';
 import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';
 import type { OpaqueTokenCodec } from './opaque-access-token.js';
+import { refreshTokenStore, type RedeemedRefreshToken, type RefreshTokenData } from './refresh-tokens.js';
 import { grantedCurrentUserScopes, grantedUserScopes } from './scopes.js';
 import { userinfoClaims } from './userinfo.js';
 
 /** Lifetime of an access token that only reaches `/userinfo`. */
 const USERINFO_TOKEN_SECONDS = 86_400;
-/** Lifetime of one refresh token; each use rotates it. */
-export const REFRESH_TOKEN_SECONDS = 30 * 86_400;
 
 /** Who a user grant is for and what it was asked for; shared by every user grant and by `/authorize`. */
 export interface UserGrant {
@@ -34,6 +32,8 @@ export interface UserGrant {
   certificateThumbprint?: string | undefined;
   /** The client secret presented at the token endpoint: the key of HS256 ID tokens (it is stored only hashed). */
   idTokenSecret?: string | undefined;
+  /** A refresh grant: the chain of the presented token, rotated (or ended) instead of starting a new one. */
+  refreshChain?: Pick<RedeemedRefreshToken, 'rotate' | 'end'> | undefined;
   /** The user as a grant that checked them has just read them; spares the ID token a second read. */
   user?: UserProfile | undefined;
 }
@@ -59,16 +59,6 @@ export interface IssuedTokens {
   refresh_token?: string;
 }
 
-/** What a refresh token remembers, to issue the next tokens exactly as the first ones were. */
-export interface RefreshTokenData {
-  client_id: string;
-  user_id: string;
-  scopes: string[];
-  audience: string | null;
-  auth_time: number;
-  sid: string | null;
-}
-
 export interface UserTokensDeps {
   storage: Storage;
   config: OAuthConfig;
@@ -88,6 +78,8 @@ export interface UserTokensDeps {
 export function userTokens(deps: UserTokensDeps) {
   const userinfoAudience = `${deps.issuer}/userinfo`;
 
+  const refreshTokens = refreshTokenStore(deps);
+
   async function loadUser(userId: string) {
     const record = await deps.storage.users.get(deps.tenantId, userId);
     return record && { ...record.data, updated_at: record.columns.updated_at };
@@ -95,6 +87,7 @@ export function userTokens(deps: UserTokensDeps) {
 
   return {
     loadUser,
+    refreshTokens,
 
     async issue(grant: UserGrant, options: IssueOptions): Promise<IssuedTokens> {
       const api = grant.audience !== undefined ? await deps.config.resourceServer(grant.audience) : undefined;
@@ -105,6 +98,31 @@ export function userTokens(deps: UserTokensDeps) {
       const iat = Math.floor(deps.now().getTime() / 1000);
       const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_SECONDS;
       const result: IssuedTokens = { token_type: 'Bearer', expires_in: expiresIn, scope: scopes.join(' ') };
+
+      const idToken = options.idToken && scopes.includes('openid');
+      const hs256 = grant.client.jwt_configuration.alg === 'HS256';
+      if (idToken && hs256 && !grant.idTokenSecret) {
+        throw new UnauthorizedClient('This application signs ID tokens with HS256: authenticate with its client secret (client_secret_post or client_secret_basic) to get one.');
+      }
+      const offline =
+        options.refreshToken &&
+        (grant.refreshScopes ?? scopes).includes('offline_access') &&
+        grant.client.grant_types.includes('refresh_token') &&
+        (api === undefined || api.allow_offline_access);
+      // Settled before anything is signed: a refresh that lost the race for its token fails here, at no cost.
+      let refreshToken: string | undefined;
+      if (offline && grant.refreshChain) refreshToken = await grant.refreshChain.rotate();
+      else if (offline) {
+        const data: RefreshTokenData = {
+          client_id: grant.clientId,
+          user_id: grant.userId,
+          scopes: [...(grant.refreshScopes ?? grant.scopes)],
+          audience: grant.audience ?? null,
+          auth_time: grant.authTime,
+          sid: grant.sid ?? null,
+        };
+        refreshToken = await refreshTokens.create(data, grant.grantId);
+      } else if (grant.refreshChain) await grant.refreshChain.end();
 
       if (options.accessToken) {
         const audience = api ? (scopes.includes('openid') ? [api.identifier, userinfoAudience] : api.identifier) : userinfoAudience;
@@ -123,11 +141,7 @@ export function userTokens(deps: UserTokensDeps) {
         result.access_token = api ? await signRs256Jwt(deps.keys, claims) : deps.opaqueTokens.seal(claims);
       }
 
-      if (options.idToken && scopes.includes('openid')) {
-        const hs256 = grant.client.jwt_configuration.alg === 'HS256';
-        if (hs256 && !grant.idTokenSecret) {
-          throw new UnauthorizedClient('This application signs ID tokens with HS256: authenticate with its client secret (client_secret_post or client_secret_basic) to get one.');
-        }
+      if (idToken) {
         const user = grant.user ?? (await loadUser(grant.userId));
         const claims = {
           ...(user ? userinfoClaims(grant.userId, user, result.scope) : {}),
@@ -146,31 +160,7 @@ export function userTokens(deps: UserTokensDeps) {
         result.id_token = hs256 ? signHs256Jwt(grant.idTokenSecret ?? '', claims) : await signRs256Jwt(deps.keys, claims);
       }
 
-      const offline =
-        options.refreshToken &&
-        (grant.refreshScopes ?? scopes).includes('offline_access') &&
-        grant.client.grant_types.includes('refresh_token') &&
-        (api === undefined || api.allow_offline_access);
-      if (offline) {
-        const handle = newHandle();
-        const data: RefreshTokenData = {
-          client_id: grant.clientId,
-          user_id: grant.userId,
-          scopes: [...(grant.refreshScopes ?? grant.scopes)],
-          audience: grant.audience ?? null,
-          auth_time: grant.authTime,
-          sid: grant.sid ?? null,
-        };
-        await deps.storage.artifacts.insert(deps.tenantId, 'refresh_token', {
-          id: handleId(deps.handleKey, handle),
-          family: grant.grantId,
-          subject: grant.userId,
-          data,
-          createdAt: deps.now().toISOString(),
-          expiresAt: new Date((iat + REFRESH_TOKEN_SECONDS) * 1000).toISOString(),
-        });
-        result.refresh_token = handle;
-      }
+      if (refreshToken !== undefined) result.refresh_token = refreshToken;
       return result;
     },
 

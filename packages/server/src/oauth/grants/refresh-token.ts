@@ -1,13 +1,11 @@
-import { handleId } from '../../crypto/handles.js';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.js';
 import { splitScope } from '../scopes.js';
-import type { RefreshTokenData } from '../user-tokens.js';
 import type { Grant } from './grant.js';
 
 /**
- * RFC 6749 6 with rotation: each use consumes the presented token and issues a new one in the same family. A
- * token presented again after it was rotated means it leaked (or the client is confused): the whole family is
- * revoked, so neither the thief nor the client can go on (OAuth 2.0 Security BCP 4.14.2).
+ * RFC 6749 6 with rotation: each use spends the presented token and answers its successor (oauth/refresh-tokens.ts
+ * keeps the chain). A token presented again after it was rotated means it leaked (or the client is confused): the
+ * whole grant is revoked, so neither the thief nor the client can go on (OAuth 2.0 Security BCP 4.14.2).
  */
 export const refreshTokenGrant: Grant = {
   grantType: 'refresh_token',
@@ -17,23 +15,15 @@ export const refreshTokenGrant: Grant = {
       throw new UnauthorizedClient(`Grant type 'refresh_token' not allowed for the client.`);
     }
     if (!params.refresh_token) throw new InvalidRequest('Missing required parameter: refresh_token');
-    const id = handleId(users.handleKey, params.refresh_token);
-    const now = users.now().toISOString();
-    const seen = await storage.artifacts.get<RefreshTokenData>(tenantId, 'refresh_token', id);
-    // Another client's token is refused without consuming it: presenting it must not let anyone revoke it.
-    if (!seen || seen.data.client_id !== client.clientId) throw new InvalidGrant('Unknown or invalid refresh token.');
-    const artifact = await storage.artifacts.consume<RefreshTokenData>(tenantId, 'refresh_token', id, now);
-    if (!artifact) {
-      if (seen.consumedAt !== null && seen.family) await storage.artifacts.revokeFamily(tenantId, seen.family, now);
-      throw new InvalidGrant('Unknown or invalid refresh token.');
-    }
-    const token = artifact.data;
+    const presented = await users.userTokens.refreshTokens.redeem(client.clientId, params.refresh_token);
+    const token = presented.data;
+    // Checked before the token is spent: a refused request leaves the client its refresh token.
     const requested = splitScope(params.scope);
     const outside = requested.filter((scope) => !token.scopes.includes(scope));
     if (outside.length > 0) throw new InvalidScope(`The requested scope exceeds the original grant: ${outside.join(' ')}`);
     const user = await users.userTokens.loadUser(token.user_id);
     if (!user || user.blocked) {
-      await storage.artifacts.revokeFamily(tenantId, artifact.family ?? '', now);
+      await storage.artifacts.revokeFamily(tenantId, presented.family, users.now().toISOString());
       throw new InvalidGrant('Unknown or invalid refresh token.');
     }
     // A narrower scope applies to this answer only; the next refresh token keeps the original grant.
@@ -46,7 +36,8 @@ export const refreshTokenGrant: Grant = {
       audience: token.audience ?? undefined,
       authTime: token.auth_time,
       sid: token.sid ?? undefined,
-      grantId: artifact.family ?? '',
+      grantId: presented.family,
+      refreshChain: presented,
       certificateThumbprint: client.certificateThumbprint,
       idTokenSecret: client.secret,
       user,

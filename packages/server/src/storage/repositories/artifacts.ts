@@ -78,6 +78,18 @@ export function artifactsRepository(db: Kysely<Database>) {
         .onConflict((oc) => oc.doNothing()),
   );
 
+  const swapRow = reusableQuery(db, 7, (tenantId: string, kind: ArtifactKind, id: string, expected: string, next: string, now: string, expiresAt: string) =>
+    db
+      .updateTable('artifacts')
+      .set({ data: next, expires_at: expiresAt })
+      .where('tenant_id', '=', tenantId)
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .where('data', '=', expected)
+      .where('consumed_at', 'is', null)
+      .where('expires_at', '>', now)
+  );
+
   const repository = {
     /** False when an artifact with this id exists already (e.g. a replayed client-assertion `jti`). */
     async insert<Data>(tenantId: string, kind: ArtifactKind, artifact: NewArtifact<Data>): Promise<boolean> {
@@ -138,6 +150,15 @@ export function artifactsRepository(db: Kysely<Database>) {
         .where('expires_at', '>', now)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
+    },
+
+    /**
+     * Compare-and-swap: replaces the data and expiry of a live artifact only if its data is still `expected` (as
+     * read before). Of two concurrent callers that read the same state exactly one succeeds; false otherwise.
+     */
+    async swap<Data>(tenantId: string, kind: ArtifactKind, id: string, expected: Data, next: Data, now: string, expiresAt: string): Promise<boolean> {
+      const result = await swapRow(tenantId, kind, id, toJson(expected), toJson(next), now, expiresAt);
+      return Number(result.numAffectedRows ?? 0) > 0;
     },
 
     async remove(tenantId: string, kind: ArtifactKind, id: string): Promise<boolean> {

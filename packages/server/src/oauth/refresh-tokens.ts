@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { handleId, newHandle, safeEqual } from '../crypto/handles.js';
+import type { Storage } from '../storage/storage.js';
+import { InvalidGrant } from './errors.js';
+
+/** Lifetime of a refresh token; each use rotates it and starts the lifetime again. */
+export const REFRESH_TOKEN_SECONDS = 30 * 86_400;
+
+/** What a refresh token remembers, to issue the next tokens exactly as the first ones were. */
+export interface RefreshTokenData {
+  client_id: string;
+  user_id: string;
+  scopes: string[];
+  audience: string | null;
+  auth_time: number;
+  sid: string | null;
+}
+
+/** The stored row of a chain: the grant, and the keyed hash of the one secret in force. */
+interface ChainData extends RefreshTokenData {
+  secret: string;
+}
+
+export interface RefreshTokenStoreDeps {
+  storage: Storage;
+  tenantId: string;
+  /** Key of the hashes secrets are stored under (crypto/handles.ts). */
+  handleKey: Buffer;
+  now: () => Date;
+}
+
+/** A presented refresh token that may be used: what it grants, and how to spend it. */
+export interface RedeemedRefreshToken {
+  data: RefreshTokenData;
+  /** The grant the token belongs to (codes and refresh tokens of one grant share it). */
+  family: string;
+  /** Spends the presented token and returns its successor; throws `invalid_grant` if another use won the race. */
+  rotate(): Promise<string>;
+  /** Spends the presented token without a successor (the grant no longer allows refresh tokens). */
+  end(): Promise<void>;
+}
+
+const KIND = 'refresh_token';
+const CHAIN_ID = /^[A-Za-z0-9_-]{22}$/;
+const SECRET = /^[A-Za-z0-9_-]{43}$/;
+const unknownToken = () => new InvalidGrant('Unknown or invalid refresh token.');
+
+type Presented = { chainId: string; secret: string } | { legacyId: string };
+
+/**
+ * Refresh tokens as rotating chains. A token is `<chain id>.<secret>`: the chain id names one stored row for the
+ * life of a grant's refresh tokens, and that row keeps only the keyed hash of the secret in force. Each use swaps
+ * in a new secret in place: one read and a one-row write, where a new row per token (and the old one marked
+ * spent) cost four index updates, two commits and a row kept for every rotation until it expired (bench/).
+ * A token whose chain is known but whose secret is not the one in force is an earlier token of that chain: it
+ * leaked or is being replayed, so the whole grant is revoked (OAuth 2.0 Security BCP 4.14.2).
+ *
+ * Tokens of the earlier format (one row per token, stored under the token's hash) are still redeemed, and their
+ * successor starts a chain.
+ */
+export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
+  const { storage, tenantId } = deps;
+  const hash = (secret: string) => handleId(deps.handleKey, secret);
+  const expiry = () => new Date(deps.now().getTime() + REFRESH_TOKEN_SECONDS * 1000).toISOString();
+
+  function parse(token: string): Presented | undefined {
+    const dot = token.indexOf('.');
+    if (dot === -1) return SECRET.test(token) ? { legacyId: hash(token) } : undefined;
+    const chainId = token.slice(0, dot);
+    const secret = token.slice(dot + 1);
+    return CHAIN_ID.test(chainId) && SECRET.test(secret) ? { chainId, secret } : undefined;
+  }
+
+  const withoutSecret = ({ secret: _secret, ...data }: ChainData): RefreshTokenData => data;
+
+  const store = {
+    /** Starts a chain for a grant and returns its first token. */
+    async create(data: RefreshTokenData, family: string): Promise<string> {
+      const chainId = randomBytes(16).toString('base64url');
+      const secret = newHandle();
+      await storage.artifacts.insert<ChainData>(tenantId, KIND, {
+        id: chainId,
+        family,
+        subject: data.user_id,
+        data: { ...data, secret: hash(secret) },
+        createdAt: deps.now().toISOString(),
+        expiresAt: expiry(),
+      });
+      return `${chainId}.${secret}`;
+    },
+
+    /**
+     * Checks a presented token for `clientId` without spending it. Another client's token is refused untouched
+     * (presenting it must not let anyone revoke it); an earlier token of a live chain revokes the grant.
+     */
+    async redeem(clientId: string, token: string): Promise<RedeemedRefreshToken> {
+      const presented = parse(token);
+      if (!presented) throw unknownToken();
+      const now = deps.now().toISOString();
+      if ('legacyId' in presented) return redeemLegacy(clientId, presented.legacyId, now);
+
+      const row = await storage.artifacts.get<ChainData>(tenantId, KIND, presented.chainId);
+      if (!row || row.data.client_id !== clientId || row.consumedAt !== null || row.expiresAt <= now) throw unknownToken();
+      const family = row.family ?? row.id;
+      if (!safeEqual(row.data.secret, hash(presented.secret))) {
+        await storage.artifacts.revokeFamily(tenantId, family, now);
+        throw unknownToken();
+      }
+      return {
+        data: withoutSecret(row.data),
+        family,
+        async rotate() {
+          const secret = newHandle();
+          const rotated = await storage.artifacts.swap(tenantId, KIND, row.id, row.data, { ...row.data, secret: hash(secret) }, now, expiry());
+          if (!rotated) throw unknownToken();
+          return `${row.id}.${secret}`;
+        },
+        async end() {
+          if (!(await storage.artifacts.consume(tenantId, KIND, row.id, now))) throw unknownToken();
+        },
+      };
+    },
+
+    /** What a token grants (for revocation), whichever of its chain's tokens it is; undefined if unknown. */
+    async find(token: string): Promise<{ data: RefreshTokenData; family: string } | undefined> {
+      const presented = parse(token);
+      if (!presented) return undefined;
+      const row = await storage.artifacts.get<RefreshTokenData>(tenantId, KIND, 'legacyId' in presented ? presented.legacyId : presented.chainId);
+      return row && { data: row.data, family: row.family ?? row.id };
+    },
+  };
+
+  async function redeemLegacy(clientId: string, id: string, now: string): Promise<RedeemedRefreshToken> {
+    const seen = await storage.artifacts.get<RefreshTokenData>(tenantId, KIND, id);
+    if (!seen || seen.data.client_id !== clientId) throw unknownToken();
+    const spent = await storage.artifacts.consume<RefreshTokenData>(tenantId, KIND, id, now);
+    const family = seen.family ?? seen.id;
+    if (!spent) {
+      if (seen.consumedAt !== null) await storage.artifacts.revokeFamily(tenantId, family, now);
+      throw unknownToken();
+    }
+    return { data: spent.data, family, rotate: () => store.create(spent.data, family), end: async () => {} };
+  }
+
+  return store;
+}
+
+export type RefreshTokenStore = ReturnType<typeof refreshTokenStore>;
