@@ -185,7 +185,7 @@ describe.each(DIALECTS)('token endpoint: password-realm, password and refresh_to
     expect(await refreshRows()).toBe(before);
     const row = await server.registry.storage.artifacts.get(server.registry.tenantId, 'refresh_token', chainId);
     expect(row?.consumedAt).toBeNull();
-    expect(row?.expiresAt > firstExpiry).toBe(true);
+    expect((row?.expiresAt ?? '') > firstExpiry).toBe(true);
   });
 
   it('revokes the grant when its chain is presented with a secret that is not the current one', async () => {

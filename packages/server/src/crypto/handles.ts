@@ -1,5 +1,6 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { hmacSha256 } from './deployment-secret.js';
+import { secureRandomBytes } from './random.js';
 
 /**
  * Secret handles (session cookies, codes, refresh tokens, transaction cookies) are 256-bit random strings given
@@ -7,7 +8,7 @@ import { hmacSha256 } from './deployment-secret.js';
  * against the service.
  */
 export function newHandle(): string {
-  return randomBytes(32).toString('base64url');
+  return secureRandomBytes(32).toString('base64url');
 }
 
 export function handleId(key: Buffer, handle: string): string {

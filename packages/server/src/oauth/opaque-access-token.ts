@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { secureRandomBytes } from '../crypto/random.js';
 
 /**
  * Access tokens that only reach `/userinfo` (no `audience` asked for) are opaque to everyone but us, as on the
@@ -27,7 +28,7 @@ export function opaqueTokenCodec(key: Buffer): OpaqueTokenCodec {
 
   return {
     seal(claims) {
-      const iv = randomBytes(IV_BYTES);
+      const iv = secureRandomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(aad);
       const ciphertext = Buffer.concat([cipher.update(JSON.stringify(claims), 'utf8'), cipher.final()]);

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { handleId, newHandle, safeEqual } from '../crypto/handles.js';
+import { secureRandomBytes } from '../crypto/random.js';
 import type { Storage } from '../storage/storage.js';
 import { InvalidGrant } from './errors.js';
 
@@ -76,7 +76,7 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
   const store = {
     /** Starts a chain for a grant and returns its first token. */
     async create(data: RefreshTokenData, family: string): Promise<string> {
-      const chainId = randomBytes(16).toString('base64url');
+      const chainId = secureRandomBytes(16).toString('base64url');
       const secret = newHandle();
       await storage.artifacts.insert<ChainData>(tenantId, KIND, {
         id: chainId,
