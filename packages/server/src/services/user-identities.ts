@@ -10,7 +10,7 @@ export interface UserIdentitiesDeps {
 
 /**
  * Account linking. The secondary account's row stays (its credentials keep logging in, as the primary user)
- * and is marked `linked_to`; the primary lists it among its identities with the profile it had. Both rows
+ * and is marked in its `linked_to` column; the primary lists it among its identities with the profile it had. Both rows
  * change in one transaction, so a link is never half made.
  */
 export function userIdentitiesService(deps: UserIdentitiesDeps) {
@@ -22,10 +22,10 @@ export function userIdentitiesService(deps: UserIdentitiesDeps) {
       if (primaryId === secondaryId) throw new ServiceError('invalid', 'Main identity and the new one are the same.', 'invalid_body');
       return storage.transaction(async (repos) => {
         const primary = await repos.users.get(tenantId, primaryId);
-        if (!primary || primary.data.linked_to !== undefined) throw noUser();
+        if (!primary || primary.columns.linked_to !== null) throw noUser();
         const secondary = await repos.users.get(tenantId, secondaryId);
         if (!secondary) throw new ServiceError('invalid', 'The secondary user does not exist.', 'inexistent_user');
-        if (secondary.data.linked_to !== undefined) {
+        if (secondary.columns.linked_to !== null) {
           throw new ServiceError('conflict', 'The identity is already linked to a user.', 'identity_already_linked');
         }
         if ((secondary.data.linked_identities ?? []).length > 0) {
@@ -36,7 +36,7 @@ export function userIdentitiesService(deps: UserIdentitiesDeps) {
         const linked = [...(primary.data.linked_identities ?? []), identity];
         const at = deps.now().toISOString();
         await repos.users.update(tenantId, primaryId, { data: { ...primary.data, linked_identities: linked }, columns: { updated_at: at } });
-        await repos.users.update(tenantId, secondary.id, { data: { ...secondary.data, linked_to: primaryId }, columns: { updated_at: at, linked_to: primaryId } });
+        await repos.users.update(tenantId, secondary.id, { columns: { updated_at: at, linked_to: primaryId } });
         return [ownIdentity(primary.id, primary.columns.connection), ...linked];
       });
     },
@@ -47,7 +47,7 @@ export function userIdentitiesService(deps: UserIdentitiesDeps) {
       if (secondaryId === primaryId) throw new ServiceError('invalid', 'Main identity cannot be removed.', 'invalid_uri');
       return storage.transaction(async (repos) => {
         const primary = await repos.users.get(tenantId, primaryId);
-        if (!primary || primary.data.linked_to !== undefined) throw noUser();
+        if (!primary || primary.columns.linked_to !== null) throw noUser();
         const before = primary.data.linked_identities ?? [];
         const remaining = before.filter((identity) => `${identity.provider}|${identity.user_id}` !== secondaryId);
         if (remaining.length === before.length) throw new ServiceError('not_found', 'The identity is not linked to this user.', 'inexistent_identity');
@@ -55,6 +55,7 @@ export function userIdentitiesService(deps: UserIdentitiesDeps) {
         await repos.users.update(tenantId, primaryId, { data: { ...primary.data, linked_identities: remaining }, columns: { updated_at: at } });
         const secondary = await repos.users.get(tenantId, secondaryId);
         if (secondary) {
+          // Documents from before migration 0003 also carry the link; it goes with the column.
           const { linked_to: _primary, ...data } = secondary.data;
           await repos.users.update(tenantId, secondaryId, { data, columns: { updated_at: at, linked_to: null } });
         }

@@ -25,7 +25,10 @@ export interface UserData {
   app_metadata: Metadata;
   logins_count: number;
   last_login?: string;
-  /** Set on a secondary account once linked: its credentials still log in, as the primary user. */
+  /**
+   * Written by builds before migration 0003, which copied it into the `linked_to` column: that column is the one
+   * record of a link now. Kept in the type so such documents are read (and cleaned on unlink) knowingly.
+   */
   linked_to?: string;
   /** The secondary accounts linked into this (primary) user. */
   linked_identities?: LinkedIdentity[];
@@ -165,9 +168,13 @@ export function userView(record: { id: string; columns: { connection: string; up
 }
 
 /** Who logging in as `record` signs in: the record's user, or its primary once it has been linked into one. */
-export async function loginAccount(storage: Storage, tenantId: string, record: { id: string; data: UserData }): Promise<{ id: string; data: UserData }> {
-  if (record.data.linked_to === undefined) return record;
-  return (await storage.users.get(tenantId, record.data.linked_to)) ?? record;
+export async function loginAccount(
+  storage: Storage,
+  tenantId: string,
+  record: { id: string; data: UserData; columns: { linked_to: string | null } },
+): Promise<{ id: string; data: UserData }> {
+  if (record.columns.linked_to === null) return record;
+  return (await storage.users.get(tenantId, record.columns.linked_to)) ?? record;
 }
 
 export const noUser = () => new ServiceError('not_found', 'The user does not exist.', 'inexistent_user');
@@ -178,7 +185,7 @@ export function usersService(deps: UsersDeps) {
   const load = async (userId: string) => {
     const record = found(await storage.users.get(tenantId, userId), noUser);
     // A linked secondary account is no longer a user of its own: it lives on as an identity of its primary.
-    if (record.data.linked_to !== undefined) throw noUser();
+    if (record.columns.linked_to !== null) throw noUser();
     return record;
   };
 
