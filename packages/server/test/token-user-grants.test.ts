@@ -93,6 +93,42 @@ describe.each(DIALECTS)('token endpoint: password-realm, password and refresh_to
     expect(decodeJwt(body.id_token ?? '').sub).toBe(fx.user.userId);
   });
 
+  it("logs the plain password grant in against the tenant's default directory when one is set", async () => {
+    const api = managementApi(server);
+    const second = `directory-${dialect}`;
+    const connection = await api('POST', '/connections', { name: second, strategy: 'auth0', enabled_clients: [fx.web.clientId] });
+    expect(connection.status).toBe(201);
+    const created = await api('POST', '/users', { connection: second, email: `dd-${dialect}@example.com`, password: 'a default directory pass 7' });
+    expect(created.status).toBe(201);
+    const passwordGrant = (username: string, password: string) =>
+      token({ grant_type: 'password', client_id: fx.web.clientId, client_secret: fx.web.clientSecret, username, password, scope: 'openid' });
+    try {
+      const ambiguous = await passwordGrant(`dd-${dialect}@example.com`, 'a default directory pass 7');
+      expect(ambiguous.status).toBe(400);
+      expect(ambiguous.body.error_description).toContain('default_directory');
+
+      expect((await api('PATCH', '/tenants/settings', { default_directory: second })).body).toMatchObject({ default_directory: second });
+      const logged = await passwordGrant(`dd-${dialect}@example.com`, 'a default directory pass 7');
+      expect(logged.status, JSON.stringify(logged.body)).toBe(200);
+      expect(decodeJwt(logged.body.id_token ?? '').sub).toBe(created.body.user_id);
+      // The other connection's user is not looked for there.
+      expect((await passwordGrant(fx.user.email, fx.user.password)).status).toBe(403);
+
+      await api('PATCH', '/tenants/settings', { default_directory: 'no-such-connection' });
+      expect((await passwordGrant(fx.user.email, fx.user.password)).body).toEqual({
+        error: 'invalid_request',
+        error_description: "The tenant's default directory 'no-such-connection' is not a database connection.",
+      });
+
+      // Unset again (an empty string): the client has two connections, so it must name one.
+      expect((await api('PATCH', '/tenants/settings', { default_directory: '' })).status).toBe(200);
+      expect((await passwordGrant(`dd-${dialect}@example.com`, 'a default directory pass 7')).status).toBe(400);
+    } finally {
+      await api('PATCH', '/tenants/settings', { default_directory: '' });
+      await api('PATCH', `/connections/${String(connection.body.id)}`, { enabled_clients: [] });
+    }
+  });
+
   it('rotates refresh tokens; a reused one revokes the whole family', async () => {
     const first = (await realmLogin()).body;
     const refresh = (refreshToken: string, extra: Record<string, string> = {}) =>

@@ -7,6 +7,8 @@ export interface TenantSettings {
   picture_url?: string;
   enabled_locales: string[];
   allowed_logout_urls: string[];
+  /** The connection the `password` grant logs users in against (no `realm` in that grant); empty: unset. */
+  default_directory?: string;
   /** `free` makes advanced customizations answer 402. */
   subscription: 'free' | 'paid';
   flags: { enable_advanced_customizations: boolean; [flag: string]: boolean };

@@ -9,6 +9,9 @@ const fields = {
   picture_url: Type.Optional(Type.String({ maxLength: 2048, description: 'URL of the tenant logo.' })),
   enabled_locales: Type.Optional(Type.Array(Type.String({ pattern: '^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$' }), { minItems: 1, maxItems: 100, description: 'Locales of the hosted pages.' })),
   allowed_logout_urls: Type.Optional(Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100, description: 'Tenant-level URLs allowed as returnTo after logout.' })),
+  default_directory: Type.Optional(
+    Type.String({ maxLength: 128, description: 'Name of the connection the password grant (grant_type=password) logs users in against; an empty string unsets it.' }),
+  ),
   subscription: Type.Optional(Type.Unsafe<'free' | 'paid'>({ type: 'string', enum: ['free', 'paid'], description: 'Subscription: free or paid.' })),
   flags: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9_]+$' }), Type.Boolean(), { description: 'Feature flags (merged), e.g. enable_advanced_customizations.' })),
 };

@@ -59,19 +59,28 @@ export const passwordRealmGrant: Grant = {
 };
 
 /**
- * RFC 6749 4.3. Without a realm the platform uses the tenant's default directory; here that is the client's
- * one enabled database connection, and a client with several must use the password-realm grant.
+ * RFC 6749 4.3. Without a realm the platform logs users in against the tenant's default directory
+ * (`default_directory` in the tenant settings). When none is set, a client with exactly one enabled database
+ * connection uses that one (a convenience of ours); otherwise the client must say which (password-realm grant).
  */
 export const passwordGrant: Grant = {
   grantType: 'password',
   parameters: ['username', 'password', 'scope', 'audience'],
   async handle(context) {
+    if (!context.client.data.grant_types.includes('password')) throw new UnauthorizedClient(`Grant type 'password' not allowed for the client.`);
+    const defaultDirectory = (await context.config.tenantDocument())?.settings.default_directory;
+    if (defaultDirectory) {
+      if ((await context.users.databaseLogin.findConnection(defaultDirectory, context.client.clientId)) === 'unknown_connection') {
+        throw new InvalidRequest(`The tenant's default directory '${defaultDirectory}' is not a database connection.`);
+      }
+      return passwordLogin('password', defaultDirectory, context);
+    }
     const connections = await context.users.databaseLogin.connectionsFor(context.client.clientId);
     if (connections.length > 1) {
-      throw new InvalidRequest('Several database connections are enabled for this client: use the password-realm grant and name one.');
+      throw new InvalidRequest('Several database connections are enabled for this client and no default directory is set: set default_directory in the tenant settings, or use the password-realm grant and name one.');
     }
     const only = connections[0];
-    if (!only) throw new InvalidRequest('No database connection is enabled for this client.');
+    if (!only) throw new InvalidRequest('No database connection is enabled for this client and no default directory is set.');
     return passwordLogin('password', only.name, context);
   },
 };
