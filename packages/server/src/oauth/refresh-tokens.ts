@@ -4,7 +4,7 @@ import type { Storage } from '../storage/storage.js';
 import { InvalidGrant } from './errors.js';
 
 /** Lifetime of a refresh token; each use rotates it and starts the lifetime again. */
-export const REFRESH_TOKEN_SECONDS = 30 * 86_400;
+const REFRESH_TOKEN_SECONDS = 30 * 86_400;
 
 /** What a refresh token remembers, to issue the next tokens exactly as the first ones were. */
 export interface RefreshTokenData {

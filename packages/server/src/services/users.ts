@@ -81,7 +81,6 @@ export type UserPatch = Partial<Omit<UserInput, 'user_metadata' | 'app_metadata'
   app_metadata?: Record<string, unknown> | null;
 };
 
-/** A stable default avatar: the platform's convention of a Gravatar URL keyed by the e-mail's MD5. */
 /**
  * A new user's name, nickname and picture as the platform fills them: the given ones, else from the e-mail
  * address, else the fallbacks.
@@ -98,6 +97,7 @@ export function profileDefaults(
   };
 }
 
+/** A stable default avatar: the platform's convention of a Gravatar URL keyed by the e-mail's MD5. */
 function defaultPicture(email: string | undefined): string {
   const digest = createHash('md5').update((email ?? '').trim().toLowerCase()).digest('hex');
   return `https://s.gravatar.com/avatar/${digest}?s=480&r=pg&d=mp`;

@@ -24,7 +24,7 @@ export type UserColumns = {
   username: string | null;
   password_hash: string | null;
   updated_at: string;
-  /** The primary of a linked secondary account (also `data.linked_to`); lists of users leave such rows out. */
+  /** The primary of a linked secondary account (the one record of the link); lists of users leave such rows out. */
   linked_to: string | null;
 };
 
