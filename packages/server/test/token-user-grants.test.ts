@@ -250,16 +250,30 @@ describe.each(DIALECTS)('token endpoint: password-realm, password and refresh_to
   });
 
   it('still redeems a token of the earlier one-row-per-token format; its successor starts a chain, and its reuse revokes', async () => {
-    const legacy = newHandle();
     const now = Date.now();
-    await server.registry.storage.artifacts.insert(server.registry.tenantId, 'refresh_token', {
-      id: handleId(server.registry.handleKey, legacy),
-      family: 'legacy-grant',
-      subject: fx.user.userId,
-      data: { client_id: fx.web.clientId, user_id: fx.user.userId, scopes: ['openid', 'offline_access'], audience: null, auth_time: Math.floor(now / 1000), sid: null },
-      createdAt: new Date(now).toISOString(),
-      expiresAt: new Date(now + 86_400_000).toISOString(),
+    const storeLegacy = async (family: string) => {
+      const legacy = newHandle();
+      await server.registry.storage.artifacts.insert(server.registry.tenantId, 'refresh_token', {
+        id: handleId(server.registry.handleKey, legacy),
+        family,
+        subject: fx.user.userId,
+        data: { client_id: fx.web.clientId, user_id: fx.user.userId, scopes: ['openid', 'offline_access'], audience: null, auth_time: Math.floor(now / 1000), sid: null },
+        createdAt: new Date(now).toISOString(),
+        expiresAt: new Date(now + 86_400_000).toISOString(),
+      });
+      return legacy;
+    };
+    // /oauth/revoke finds tokens of the earlier format too.
+    const toRevoke = await storeLegacy('legacy-revoked');
+    const revoked = await fetch(`${server.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: fx.web.clientId, client_secret: fx.web.clientSecret, token: toRevoke }),
     });
+    expect(revoked.status).toBe(200);
+    expect((await refresh(toRevoke)).body.error).toBe('invalid_grant');
+
+    const legacy = await storeLegacy('legacy-grant');
     const next = await refresh(legacy);
     expect(next.status, JSON.stringify(next.body)).toBe(200);
     expect(next.body.refresh_token).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
