@@ -7,7 +7,8 @@
  *   uncached-stubbed     both of the above
  * The differences in µs per request are the cost of the storage lookups and of signing under load.
  * Usage: node --import tsx bench/breakdown.ts   (BENCH_SECONDS, BENCH_CONNECTIONS as for the bench;
- * BENCH_PROFILE=1 also writes a V8 CPU profile per variant to .bench/profiles/)
+ * BENCH_PROFILE=1 also writes V8 CPU profiles, one per thread, to .bench/profiles/<variant>/; the
+ * largest file is the main thread's)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,7 +51,7 @@ async function main() {
     const issuer = `http://127.0.0.1:${port}`;
     const child = spawnNode('bench/breakdown.ts', ['serve', variant], {
       name: variant,
-      ...(process.env.BENCH_PROFILE ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir=.bench/profiles', `--cpu-prof-name=${variant}.cpuprofile`] } : {}),
+      ...(process.env.BENCH_PROFILE ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=.bench/profiles/${variant}`] } : {}),
       cpus: plan.serverCpu,
       env: {
         PORT: String(port),
