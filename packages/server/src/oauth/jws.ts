@@ -1,14 +1,6 @@
-import { createHash, createHmac, sign, type KeyObject } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { createHash, createHmac } from 'node:crypto';
+import { signRs256 } from '../crypto/rsa-signer.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
-
-// Same reasoning as tokens.ts: on one CPU the libuv pool hand-off only adds work.
-const SIGN_IN_PLACE = availableParallelism() === 1;
-
-function rsaSha256(input: Buffer, key: KeyObject): Promise<Buffer> {
-  if (SIGN_IN_PLACE) return Promise.resolve(sign('sha256', input, key));
-  return new Promise((resolve, reject) => sign('sha256', input, key, (error, signature) => (error ? reject(error) : resolve(signature))));
-}
 
 const base64urlJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -16,7 +8,7 @@ const base64urlJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toS
 export async function signRs256Jwt(keys: SigningKeys, payload: Record<string, unknown>): Promise<string> {
   const { kid, privateKey } = await keys.current();
   const input = `${base64urlJson({ alg: 'RS256', typ: 'JWT', kid })}.${base64urlJson(payload)}`;
-  return `${input}.${(await rsaSha256(Buffer.from(input), privateKey)).toString('base64url')}`;
+  return `${input}.${(await signRs256(Buffer.from(input), privateKey)).toString('base64url')}`;
 }
 
 /** Signs a JWT with HMAC-SHA256 under a client's secret (ID tokens of clients whose jwt_configuration.alg is HS256). */
