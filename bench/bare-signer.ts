@@ -1,10 +1,11 @@
 /**
- * The floor of a token endpoint on this machine, for `npm run bench`: a bare node:http server that reads the
- * form body and answers one freshly signed RS256 JWT of the client-credentials shape, with no routing,
+ * The simplest token endpoint, for `npm run bench`: a bare node:http server that reads the form body and answers
+ * one freshly signed RS256 JWT of the client-credentials shape, signed as each request arrives, with no routing,
  * validation, client lookup or storage. Loaded exactly like Latchkey and the peer (same CPU, same load
- * generator), it shows what one process can reach when signing is all it does: the "raw sign" rate is
- * measured with the load generator idle, and a loaded server signs more slowly than that (the other CPU's
- * load and the server's own network work share the machine).
+ * generator), it shows what one process reaches when signing is nearly all it does. The "raw sign" rate is
+ * measured with the load generator idle; a loaded server signs more slowly than that (the other CPU's load and
+ * the server's own network work share the machine, and each lone signature leaves the next request's JavaScript
+ * with cold caches; see packages/server/src/crypto/rsa-signer.ts).
  */
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createServer } from 'node:http';
