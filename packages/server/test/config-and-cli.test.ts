@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/load.js';
 import { TEST_SECRET } from './support/harness.js';
@@ -120,6 +121,30 @@ describe('the latchkey CLI', () => {
       expect(JSON.parse(readFileSync(credentialsFile, 'utf8'))).toEqual(credentials);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('on one CPU (pinned with taskset) answers concurrent token requests with tokens that each verify', async () => {
+    // One CPU: the server signs on its event loop, a loop turn's signatures together (src/crypto/rsa-signer.ts).
+    const dir = tempDir();
+    const port = await freePort();
+    const issuer = `http://127.0.0.1:${port}`;
+    const env = { PORT: String(port), LATCHKEY_ISSUER: issuer, DATABASE_URL: `sqlite:${join(dir, 'one-cpu.db')}`, LATCHKEY_DATA_DIR: dir, LATCHKEY_SECRET: TEST_SECRET };
+    const server = await startServeProcess({ ...env, LATCHKEY_ADMIN_CLIENT_ID: 'one-cpu-admin', LATCHKEY_ADMIN_CLIENT_SECRET: 'one-cpu-admin-secret-0123456789abcdefghij' }, 30_000, '0');
+    try {
+      const form = { grant_type: 'client_credentials', client_id: 'one-cpu-admin', client_secret: 'one-cpu-admin-secret-0123456789abcdefghij', audience: `${issuer}/api/v2/` };
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, () => fetch(`${issuer}/oauth/token`, { method: 'POST', body: new URLSearchParams(form) }).then((response) => response.json())),
+      );
+      const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
+      const ids = new Set<unknown>();
+      for (const answer of answers as { access_token: string }[]) {
+        const { payload } = await jwtVerify(answer.access_token, jwks, { issuer: `${issuer}/`, audience: form.audience, algorithms: ['RS256'] });
+        ids.add(payload.jti);
+      }
+      expect(ids.size).toBe(24);
+    } finally {
+      await server.stop();
     }
   });
 

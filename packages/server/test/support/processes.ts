@@ -9,9 +9,13 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Starts `latchkey serve` as a real process and waits until it says it listens. */
-export async function startServeProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, 'serve'], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `latchkey serve` as a real process and waits until it says it listens. `cpus` (a taskset list such as
+ * "0") pins it, as a deployment on one CPU is.
+ */
+export async function startServeProcess(env: Record<string, string>, timeoutMs = 30_000, cpus?: string): Promise<Running> {
+  const [command, ...args] = cpus === undefined ? [process.execPath, CLI, 'serve'] : ['taskset', '-c', cpus, process.execPath, CLI, 'serve'];
+  const child = spawn(command as string, args, { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
