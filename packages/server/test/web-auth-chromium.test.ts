@@ -208,6 +208,49 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     await page.close();
   });
 
+  it('popup.preload opens the popup in the click that asks for it; popup.authorize given it as popupHandler signs in through that window', async () => {
+    type PopupApi = { preload(): unknown; authorize(options: unknown, cb: (err: unknown, res: unknown) => void): void };
+    const page = await appPage(allowing.context);
+    await page.evaluate(() => {
+      const button = document.createElement('button');
+      button.id = 'log-in';
+      button.textContent = 'Log in';
+      const state = window as unknown as { webAuth: { popup: PopupApi }; preloaded?: unknown };
+      button.addEventListener('click', () => (state.preloaded = state.webAuth.popup.preload()));
+      document.body.append(button);
+    });
+    const popupOpened = page.waitForEvent('popup');
+    await page.click('#log-in');
+    const popup = await popupOpened;
+    expect(popup.url()).toBe('about:blank');
+    const popups: string[] = [];
+    page.on('popup', (other) => popups.push(other.url()));
+    const authorizeUrls: string[] = [];
+    popup.on('request', (request) => void (request.url().startsWith(`${server.url}/authorize`) && authorizeUrls.push(request.url())));
+    const result = page.evaluate(
+      (redirectUri) =>
+        new Promise<Outcome>((resolve) => {
+          const state = window as unknown as { webAuth: { popup: PopupApi }; preloaded?: unknown };
+          state.webAuth.popup.authorize({ redirectUri, popupHandler: state.preloaded }, (err, res) =>
+            resolve(JSON.parse(JSON.stringify({ err: err ?? null, res: res ?? null })) as Outcome),
+          );
+        }),
+      `${app.origin}/popup-callback`,
+    );
+    await popup.waitForURL(`${server.url}/u/login**`);
+    // The handler steers the library only; nothing of it reaches /authorize.
+    expect(authorizeUrls).toHaveLength(1);
+    const sent = new URL(authorizeUrls[0] ?? '').searchParams;
+    expect([...sent.keys()].filter((name) => /handler|window/i.test(name))).toEqual([]);
+    expect([...sent.values()].filter((value) => value.includes('[object'))).toEqual([]);
+    await signInOnHostedPage(popup);
+    const outcome = await result;
+    expect(outcome.err).toBeNull();
+    expect(outcome.res).toMatchObject({ accessToken: expect.any(String), idTokenPayload: { sub: fx.user.userId } });
+    expect(popups).toEqual([]);
+    await page.close();
+  });
+
   it('checkSession: login_required without a session; with one, fresh tokens whose nonce is the one given', async () => {
     const page = await appPage(allowing.context);
     const none = await call(page, 'checkSession', {});

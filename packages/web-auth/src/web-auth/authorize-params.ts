@@ -5,6 +5,7 @@ const LIBRARY_ONLY = new Set([
   '_disableDeprecationWarnings',
   'popupOrigin',
   'popupOptions',
+  'popupHandler',
   'appState',
   'hash',
   'timeout',

@@ -19,15 +19,30 @@ export interface PopupContext {
 export interface PopupMethods {
   authorize: (options: Options, cb: Callback<AuthResult>) => void;
   callback: (options?: { hash?: string }) => void;
-  preload: (options?: { popupOptions?: Record<string, number> }) => Window | null;
+  preload: (options?: { popupOptions?: Record<string, number> }) => PreloadedPopup;
   loginWithCredentials: (options: Options, cb: Callback<AuthResult>) => void;
   signupAndLogin: (options: Options, cb: Callback<AuthResult>) => void;
   passwordlessVerify: (options: Options, cb: Callback<AuthResult>) => void;
 }
 
+/**
+ * What `popup.preload()` returns: the reference library's applications hand it back as `popupHandler` to the
+ * call that should use the window.
+ */
+export interface PreloadedPopup {
+  readonly window: Window | null;
+}
+
+function isPreloadedPopup(value: unknown): value is PreloadedPopup {
+  return typeof value === 'object' && value !== null && 'window' in value;
+}
+
 /** `webAuth.popup`: logins that leave the application's page where it is. */
 export function popupMethods(context: PopupContext): PopupMethods {
-  /** A popup opened ahead by `preload()` (in a click handler, where browsers allow it), for the next call. */
+  /**
+   * The popup opened by the last `preload()` (in a click handler, where browsers allow it). The next
+   * `popup.authorize` uses the one named by its `popupHandler` option, else this one.
+   */
   let preloaded: Window | null = null;
 
   /** Embedded credentials, then the login ticket spent in a hidden frame: no window opens at all. */
@@ -45,11 +60,11 @@ export function popupMethods(context: PopupContext): PopupMethods {
   return {
     /** `/authorize` in a popup; its redirect page hands the hash back (`callback()`), which is then parsed here. */
     authorize(options, cb) {
-      const merged = context.requestOptions({ ...options, popupOptions: undefined });
+      const merged = context.requestOptions({ ...options, popupOptions: undefined, popupHandler: undefined });
       const redirectOrigin = typeof merged.redirectUri === 'string' ? originOf(merged.redirectUri) : undefined;
       if (!redirectOrigin) return void cb(invalidRequest('redirectUri option is required for popup.authorize'));
       const url = context.transactionUrl({ ...merged, responseMode: merged.responseMode === 'query' ? 'fragment' : merged.responseMode });
-      const reused = preloaded;
+      const reused = isPreloadedPopup(options.popupHandler) ? options.popupHandler.window : preloaded;
       preloaded = null;
       authorizeInPopup(url, redirectOrigin, { features: options.popupOptions as Record<string, number> | undefined, window: reused }, (err, hash) => {
         if (err) return cb(err);
@@ -64,7 +79,7 @@ export function popupMethods(context: PopupContext): PopupMethods {
 
     preload(options = {}) {
       preloaded = preloadPopup(options.popupOptions);
-      return preloaded;
+      return { window: preloaded };
     },
 
     loginWithCredentials,
