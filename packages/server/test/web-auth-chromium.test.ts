@@ -2,6 +2,7 @@ import { decodeJwt, SignJWT } from 'jose';
 import type { BrowserContext, Page } from 'playwright-core';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CO_VERIFIER_COOKIE } from '../src/http/login/cookies.js';
 import { latchkeyLibrary, REFERENCE_LIBRARY, startAppPages, type AppLibrary } from './support/app-page-server.js';
 import { localTls } from './support/certificates.js';
 import { launchChromium, launchChromiumProfile } from './support/chromium.js';
@@ -248,6 +249,28 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     expect(outcome.err).toBeNull();
     expect(outcome.res).toMatchObject({ accessToken: expect.any(String), idTokenPayload: { sub: fx.user.userId } });
     expect(popups).toEqual([]);
+    await page.close();
+  });
+
+  it('checkSession called twice answers both times; our library warns that it is polled more often than every 15 minutes', async () => {
+    const page = await appPage(allowing.context);
+    const warnings: string[] = [];
+    page.on('console', (message) => void (message.type() === 'warning' && warnings.push(message.text())));
+    const options = { domain: new URL(server.url).host, clientID: fx.spa.clientId, redirectUri: `${app.origin}/callback`, responseType: 'token id_token', scope: 'openid' };
+    const errors = await page.evaluate(
+      ([namespace, webAuthOptions]) => {
+        type Check = (options: unknown, cb: (err: { error?: string } | null) => void) => void;
+        const Library = (window as unknown as Record<string, { WebAuth: new (options: unknown) => { checkSession: Check } }>)[namespace];
+        const webAuth = new (Library as { WebAuth: new (options: unknown) => { checkSession: Check } }).WebAuth(webAuthOptions);
+        const check = () => new Promise<string | undefined>((resolve) => webAuth.checkSession({}, (err) => resolve(err?.error)));
+        return check().then(async (first) => [first, await check()]);
+      },
+      [library === 'latchkey' ? 'latchkey' : 'auth0', options] as const,
+    );
+    expect(errors).toEqual(['login_required', 'login_required']);
+    const pollingWarnings = warnings.filter((text) => text.includes('15 minutes'));
+    // The reference library does not warn; ours does, once, on the second call (the warnings are not disabled here).
+    expect(pollingWarnings).toHaveLength(library === 'latchkey' ? 1 : 0);
     await page.close();
   });
 
@@ -576,20 +599,29 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     await page.close();
   });
 
-  it('the verification page reads the verifier through the application page; where even that is blocked, access_denied', async () => {
-    expect((await api('PATCH', `/clients/${fx.spa.clientId}`, { cross_origin_loc: `${app.origin}/verify` })).status).toBe(200);
+  it('the verification page reads the verifier through the application page (also under the former method name); where even that is blocked, access_denied', async () => {
     try {
-      // A browser that dropped our third-party cookie but lets the application's frame read its own storage.
-      const page = await appPage(allowing.context);
-      await page.route('**/co/authenticate', async (route) => {
-        const response = await route.fetch();
-        const headers = Object.fromEntries(Object.entries(response.headers()).filter(([name]) => name.toLowerCase() !== 'set-cookie'));
-        await route.fulfill({ response, headers });
-      });
-      const verified = await loginAndParse(page);
-      expect(verified.err).toBeNull();
-      expect(verified.res).toMatchObject({ idTokenPayload: { sub: fx.user.userId } });
-      await page.close();
+      for (const verifyPath of ['/verify', '/verify-legacy']) {
+        expect((await api('PATCH', `/clients/${fx.spa.clientId}`, { cross_origin_loc: `${app.origin}${verifyPath}` })).status).toBe(200);
+        // A browser that dropped our third-party cookie but lets the application's frame read its own storage:
+        // /authorize arrives without the verifier cookie that /co/authenticate set.
+        const page = await appPage(allowing.context);
+        const verifyRequests: string[] = [];
+        page.on('request', (request) => void (request.url().startsWith(`${app.origin}/verify`) && verifyRequests.push(new URL(request.url()).pathname)));
+        let dropped = false;
+        await page.route(`${server.url}/authorize?**`, async (route) => {
+          // Only the first /authorize loses it; the one after our verification page carries what /co/verify set.
+          // (Chromium adds cookies after interception, from the jar: clearing the jar is what drops it.)
+          if (!dropped) await allowing.context.clearCookies({ name: CO_VERIFIER_COOKIE });
+          dropped = true;
+          await route.continue();
+        });
+        const verified = await loginAndParse(page);
+        expect(verified.err).toBeNull();
+        expect(verified.res).toMatchObject({ idTokenPayload: { sub: fx.user.userId } });
+        expect(verifyRequests).toEqual([verifyPath]);
+        await page.close();
+      }
 
       // Third-party cookies blocked: the frame cannot read the application's cookie either; the page gives up.
       const blockedPage = await appPage(blocking.context);

@@ -26,7 +26,8 @@ export async function latchkeyLibrary(latchkeyUrl: string): Promise<AppLibrary> 
  * An application's own pages on a real socket, on another site than Latchkey (127.0.0.1 vs localhost): every
  * path serves a page that loads the browser library and creates `window.webAuth` (the test drives it with
  * page.evaluate); `/verify` is the application's cross-origin verification page, which only calls
- * `crossOriginVerification()`, and `/popup-callback` the popup's redirect page, which only calls
+ * `crossOriginVerification()` (`/verify-legacy` the same under its former name,
+ * `crossOriginAuthenticationCallback()`), and `/popup-callback` the popup's redirect page, which only calls
  * `popup.callback()`. With `tls`, served over HTTPS.
  */
 export async function startAppPages(
@@ -42,7 +43,14 @@ export async function startAppPages(
       response.end(reference);
       return;
     }
-    const after = path === '/verify' ? 'window.webAuth.crossOriginVerification();' : path === '/popup-callback' ? 'window.webAuth.popup.callback();' : '';
+    const after =
+      path === '/verify'
+        ? 'window.webAuth.crossOriginVerification();'
+        : path === '/verify-legacy'
+          ? 'window.webAuth.crossOriginAuthenticationCallback();'
+          : path === '/popup-callback'
+            ? 'window.webAuth.popup.callback();'
+            : '';
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     response.end(
       `<!DOCTYPE html><html><head><title>app</title>${library.scriptTag}</head><body><p id="path">${path.replace(/[^a-z/-]/g, '')}</p>` +
