@@ -21,7 +21,7 @@ import { DIALECTS, POSTGRES_URL } from './support/services.js';
  */
 
 type Columns = Record<string, string | number | null>;
-type Doc = { name: string; n?: number; nested?: { list: string[] } };
+type Doc = { name: string; n?: number; nested?: { list: string[] }; count?: number; writers?: number[] };
 type AnyDocuments = DocumentRepository<Doc, Columns>;
 
 /** The repositories are typed with the services' document shapes; the contract only needs JSON. */
@@ -284,6 +284,36 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       expect(await repo().update(tenantA, 'missing', {})).toBe(false);
       expect(await repo().update('no-such-tenant', id, { data: { name: 'x' } })).toBe(false);
       expect((await repo().get(tenantB, `${spec.table}-0`))?.data.name).toBe('record 0');
+    });
+
+    it('modify: concurrent read-modify-writes of one record all land (each re-runs on the newer document); nothing to change writes nothing', async () => {
+      const id = `${spec.table}-4`;
+      await repo().update(tenantA, id, { data: { name: 'counted', count: 0 } });
+      const runs: number[] = [];
+      const writers = Array.from({ length: 6 }, (_, writer) =>
+        repo().modify(tenantA, id, (current) => {
+          runs.push(writer);
+          return { data: { ...current.data, count: (current.data.count ?? 0) + 1, writers: [...(current.data.writers ?? []), writer] } };
+        }),
+      );
+      const results = await Promise.all(writers);
+      const stored = (await repo().get(tenantA, id))?.data;
+      expect(stored?.count).toBe(6);
+      expect([...(stored?.writers ?? [])].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      // Each writer's answer is the document it wrote.
+      expect(results.map((result) => result?.data.count).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(runs.length).toBeGreaterThanOrEqual(6);
+
+      const unchanged = await repo().modify(tenantA, id, () => undefined);
+      expect(unchanged?.data).toEqual(stored);
+      const columns = spec.columns(13);
+      const withColumns = await repo().modify(tenantA, id, (current) => ({ columns, data: { ...current.data, name: 'recolumned' } }));
+      expect(withColumns?.columns).toEqual(columns);
+      expect(await repo().get(tenantA, id)).toEqual(withColumns);
+      expect(await repo().modify(tenantA, 'missing', () => ({ data: { name: 'x' } }))).toBeUndefined();
+      expect(await repo().modify(tenantB, id, () => ({ data: { name: 'x' } }))).toBeUndefined();
+      // Back to its own column values, which the removal test below filters on.
+      await repo().update(tenantA, id, { columns: spec.columns(4) });
     });
 
     it('removes by id and by column values, only in the given tenant', async () => {

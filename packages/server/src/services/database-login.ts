@@ -93,9 +93,14 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
     }
     await deps.protection.succeeded({ identifier: name, ip: input.ip });
     const at = deps.now().toISOString();
-    const user: UserData = { ...account.data, logins_count: account.data.logins_count + 1, last_login: at };
-    await storage.users.update(tenantId, account.id, { data: user });
-    return { ok: true, userId: account.id, connection: connection.name, user };
+    // Counted on the stored document as it is now: a change made while the password was being checked (an
+    // administrator's block or metadata) is kept, and a block still refuses this login.
+    const counted = await storage.users.modify(tenantId, account.id, (current) =>
+      current.data.blocked ? undefined : { data: { ...current.data, logins_count: current.data.logins_count + 1, last_login: at } },
+    );
+    if (!counted) return { ok: false, reason: 'wrong_credentials' };
+    if (counted.data.blocked) return { ok: false, reason: 'blocked' };
+    return { ok: true, userId: account.id, connection: connection.name, user: counted.data };
   }
 }
 

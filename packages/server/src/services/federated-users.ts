@@ -46,8 +46,11 @@ export function federatedUsers(deps: FederatedUsersDeps) {
           // Linked into another user: the profile stays this identity's, the login is the primary's.
           const account = await loginAccount(storage, tenantId, existing);
           if (existing.data.blocked || account.data.blocked) return { ok: false, reason: 'blocked' };
-          const data: UserData = { ...existing.data, ...profile, ...(account.id === userId ? { logins_count: existing.data.logins_count + 1, last_login: at } : {}) };
-          await storage.users.update(tenantId, userId, { data, columns: { updated_at: at, ...(email !== undefined ? { email } : {}) } });
+          // Written on the document as stored now: a concurrent change to it (metadata, a block) is not undone.
+          await storage.users.modify(tenantId, userId, (current) => ({
+            data: { ...current.data, ...profile, ...(account.id === userId ? { logins_count: current.data.logins_count + 1, last_login: at } : {}) },
+            columns: { updated_at: at, ...(email !== undefined ? { email } : {}) },
+          }));
           return { ok: true, userId: account.id };
         }
         const data: UserData = {

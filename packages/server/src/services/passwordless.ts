@@ -141,12 +141,11 @@ export function passwordless(deps: PasswordlessDeps) {
         const verified = connection.strategy === 'email' ? { email_verified: true } : { phone_verified: true };
         // The address is verified on the account it belongs to; the login counts for the user who signs in.
         const counted = (data: UserData) => ({ ...data, logins_count: data.logins_count + 1, last_login: now });
-        if (account.id === existing.id) {
-          await storage.users.update(tenantId, existing.id, { data: counted({ ...existing.data, ...verified }) });
-        } else {
-          await storage.users.update(tenantId, existing.id, { data: { ...existing.data, ...verified } });
-          await storage.users.update(tenantId, account.id, { data: counted(account.data) });
-        }
+        // Each written as stored now, so that a concurrent change to either document is not undone.
+        await storage.users.modify(tenantId, existing.id, (current) => ({
+          data: account.id === existing.id ? counted({ ...current.data, ...verified }) : { ...current.data, ...verified },
+        }));
+        if (account.id !== existing.id) await storage.users.modify(tenantId, account.id, (current) => ({ data: counted(current.data) }));
         return { ok: true, userId: account.id, connection };
       }
       if (connection.options.disable_signup === true) return { ok: false, failure: 'signup_disabled' };

@@ -252,22 +252,31 @@ export function usersService(deps: UsersDeps) {
         checkCredentials(await connectionNamed(record.columns.connection), { password, username: profile.username });
       }
       const email = rawEmail?.trim().toLowerCase();
-      const emailChanged = email !== undefined && email !== record.data.email;
-      const data: UserData = {
-        ...applyProfile(record.data, { ...profile, ...(emailChanged ? { email, email_verified: patch.email_verified ?? false } : {}) }),
-        user_metadata: mergeMetadata(record.data.user_metadata, userMetadata),
-        app_metadata: mergeMetadata(record.data.app_metadata, appMetadata),
-      };
+      const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
       const at = deps.now().toISOString();
-      const columns = {
-        updated_at: at,
-        ...(emailChanged ? { email } : {}),
-        ...(profile.username !== undefined ? { username: profile.username } : {}),
-        ...(password !== undefined ? { password_hash: await hashPassword(password) } : {}),
-      };
-      const updated = await uniquely(storage, userExists, () => storage.users.update(tenantId, userId, { data, columns }));
-      if (!updated) throw noUser();
-      return userView({ id: userId, columns: { connection: record.columns.connection, updated_at: at }, data, createdAt: record.createdAt });
+      // Applied to the document as stored when it is written: a login counted or another update made meanwhile
+      // (the password hash above takes a while) is kept, not overwritten with what was read at the start.
+      const written = await uniquely(storage, userExists, () =>
+        storage.users.modify(tenantId, userId, (current) => {
+          if (current.columns.linked_to !== null) return undefined;
+          const emailChanged = email !== undefined && email !== current.data.email;
+          const data: UserData = {
+            ...applyProfile(current.data, { ...profile, ...(emailChanged ? { email, email_verified: patch.email_verified ?? false } : {}) }),
+            user_metadata: mergeMetadata(current.data.user_metadata, userMetadata),
+            app_metadata: mergeMetadata(current.data.app_metadata, appMetadata),
+          };
+          const columns = {
+            updated_at: at,
+            ...(emailChanged ? { email } : {}),
+            ...(profile.username !== undefined ? { username: profile.username } : {}),
+            ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
+          };
+          return { data, columns };
+        }),
+      );
+      // Gone, or linked into another user, while the update was on its way.
+      if (!written || written.columns.linked_to !== null) throw noUser();
+      return userView({ id: userId, columns: { connection: record.columns.connection, updated_at: at }, data: written.data, createdAt: record.createdAt });
     },
 
     /** Removing a missing user is a no-op, as on the platform. */

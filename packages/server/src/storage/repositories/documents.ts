@@ -29,9 +29,23 @@ export interface DocumentRepository<Data, Cols extends Columns> {
   /** Inserts; with `ifMissing`, a row that exists (same key or unique column) is left alone and false returned. */
   insert(tenantId: string, record: DocumentRecord<Data, Cols>, options?: { ifMissing?: boolean }): Promise<boolean>;
   update(tenantId: string, id: string, changes: { data?: Data; columns?: Partial<Cols> }): Promise<boolean>;
+  /**
+   * Read-modify-write without losing a concurrent writer's change: `change` gets the stored record and returns
+   * the changes (or undefined: nothing to write); they are written only if the document is still the one read,
+   * else `change` runs again on the newer one. Resolves to the record as written, or undefined when there is no
+   * such row. `change` may run more than once: it must not have side effects.
+   */
+  modify(
+    tenantId: string,
+    id: string,
+    change: (current: DocumentRecord<Data, Cols>) => { data?: Data; columns?: Partial<Cols> } | undefined,
+  ): Promise<DocumentRecord<Data, Cols> | undefined>;
   remove(tenantId: string, id: string): Promise<boolean>;
   removeWhere(tenantId: string, where: Partial<Cols>): Promise<number>;
 }
+
+/** A document changed by others between every read and write this many times in a row is given up on. */
+const MODIFY_ATTEMPTS = 8;
 
 export function documentRepository<Data, Cols extends Columns>(
   database: Kysely<Database>,
@@ -105,6 +119,28 @@ export function documentRepository<Data, Cols extends Columns>(
       const result = await db.updateTable(table).set(set).where('tenant_id', '=', tenantId).where(idColumn, '=', id).executeTakeFirst();
       changed(table);
       return Number(result.numUpdatedRows) > 0;
+    },
+    async modify(tenantId, id, change) {
+      for (let attempt = 0; attempt < MODIFY_ATTEMPTS; attempt += 1) {
+        const [row] = (await selectById(tenantId, id)).rows as Record<string, unknown>[];
+        if (!row) return undefined;
+        const current = toRecord(row);
+        const changes = change(current);
+        if (!changes) return current;
+        const set = { ...(changes.columns ?? {}), ...(changes.data !== undefined ? { data: toJson(changes.data) } : {}) };
+        const result = await db
+          .updateTable(table)
+          .set(set)
+          .where('tenant_id', '=', tenantId)
+          .where(idColumn, '=', id)
+          .where('data', '=', String(row.data))
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) > 0) {
+          changed(table);
+          return { ...current, columns: { ...current.columns, ...changes.columns }, data: changes.data ?? current.data };
+        }
+      }
+      throw new Error(`${table} ${id}: the document kept changing while it was being updated`);
     },
     async remove(tenantId, id) {
       const result = await db.deleteFrom(table).where('tenant_id', '=', tenantId).where(idColumn, '=', id).executeTakeFirst();
