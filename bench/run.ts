@@ -152,7 +152,10 @@ async function renderingList(lk: Awaited<ReturnType<typeof startLatchkey>>) {
 }
 
 interface UserFlows {
+  /** The reference: one hash at a time on the server's CPU, what a pinned server runs (one hash per CPU). */
   rawArgon2: { verifications: number; inFlight: number };
+  /** For the record: four at once on that CPU, as the server ran them before it capped them at one per CPU. */
+  rawArgon2FourInFlight: { verifications: number; inFlight: number };
   logins: number;
   refresh: { latchkey: number; peer: number };
   userinfo: { latchkey: Measurement; peer: Measurement };
@@ -164,15 +167,20 @@ interface UserFlows {
  */
 async function userFlowsScenario(affinity: string | undefined): Promise<UserFlows> {
   console.log('· user flows: authorization-code logins, refresh rotation, userinfo');
-  const rawArgon2 = await runJsonChild<UserFlows['rawArgon2']>('bench/raw-argon2.ts', [String(Math.max(2, settings.seconds / 2)), '4'], {
-    name: 'raw-argon2',
-    ...(affinity !== undefined ? { cpus: affinity } : {}),
-  });
+  const rawArgon2At = (inFlight: number) =>
+    runJsonChild<UserFlows['rawArgon2']>('bench/raw-argon2.ts', [String(Math.max(2, settings.seconds / 2)), String(inFlight)], {
+      name: 'raw-argon2',
+      ...(affinity !== undefined ? { cpus: affinity } : {}),
+    });
+  const rawArgon2 = await rawArgon2At(1);
+  const rawArgon2FourInFlight = await rawArgon2At(4);
   const loops = settings.connections;
   const lk = await startLatchkey(1, affinity);
   try {
-    const setup = await provisionUserFlows(lk.server.url, lk.accessToken);
-    const logins = await loopRate(() => oneLogin(lk.server.url, setup), loops, settings.seconds, settings.warmupSeconds);
+    const setup = await provisionUserFlows(lk.server.url, lk.accessToken, loops);
+    // One account per loop: attempts on one account from one address run one at a time, which would cap the
+    // logins of a single shared account below what the server can do for many users.
+    const logins = await loopRate((loop) => oneLogin(lk.server.url, setup, loop), loops, settings.seconds, settings.warmupSeconds);
     const tokenUrl = `${lk.server.url}/oauth/token`;
     const clientForm = { client_id: setup.clientId, client_secret: setup.clientSecret };
     const passwordGrant = () =>
@@ -200,7 +208,7 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
         ],
         settings,
       )) as [Measurement, Measurement];
-      return { rawArgon2, logins, refresh: { latchkey: latchkeyRefresh, peer: peerRefreshRate }, userinfo: { latchkey: latchkeyUserinfo, peer: peerUserinfo } };
+      return { rawArgon2, rawArgon2FourInFlight, logins, refresh: { latchkey: latchkeyRefresh, peer: peerRefreshRate }, userinfo: { latchkey: latchkeyUserinfo, peer: peerUserinfo } };
     } finally {
       await peer.stop();
     }
@@ -335,7 +343,7 @@ async function main() {
     const ofBare = single.latchkey.rps / single.bare.rps;
     console.log(`    for scale: the bare signing server reached ${(single.bare.rps / rawRate).toFixed(2)} of raw sign under the same load; Latchkey reached ${ofBare.toFixed(2)} of the bare server`);
   }
-  console.log(`  logins/argon2id   ${targets.loginsOfArgon2.value.toFixed(2)} (target ≥ ${TARGETS.loginsOfArgon2}; raw argon2id ${userFlows.rawArgon2.verifications.toFixed(1)} verifications/s, ${userFlows.rawArgon2.inFlight} in flight)  ${verdict(targets.loginsOfArgon2.met)}`);
+  console.log(`  logins/argon2id   ${targets.loginsOfArgon2.value.toFixed(2)} (target ≥ ${TARGETS.loginsOfArgon2}; raw argon2id ${userFlows.rawArgon2.verifications.toFixed(1)} verifications/s, ${userFlows.rawArgon2.inFlight} in flight; ${userFlows.rawArgon2FourInFlight.verifications.toFixed(1)}/s at ${userFlows.rawArgon2FourInFlight.inFlight} in flight)  ${verdict(targets.loginsOfArgon2.met)}`);
   console.log(`  refresh/(raw sign/${REFRESH_SIGNATURES})  ${targets.refreshOfRawPerResponse.value.toFixed(2)} (target ≥ ${TARGETS.refreshOfRawPerResponse})  ${verdict(targets.refreshOfRawPerResponse.met)}`);
   console.log(`  refresh/peer      ${targets.refreshVersusPeer.value.toFixed(2)}× (target > 1×)  ${verdict(targets.refreshVersusPeer.met)}`);
   console.log(`  userinfo/peer     ${targets.userinfoVersusPeer.value.toFixed(2)}× (target ≥ ${TARGETS.userinfoVersusPeer}×)  ${verdict(targets.userinfoVersusPeer.met)}`);

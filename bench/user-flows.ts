@@ -14,10 +14,15 @@ export interface UserFlowSetup {
   clientSecret: string;
   connection: string;
   email: string;
+  /** `email` first, then the other users' addresses (all share USER_PASSWORD). */
+  emails: string[];
 }
 
-/** A web application, a database connection enabled for it, and one user, through the Management API. */
-export async function provisionUserFlows(baseUrl: string, adminToken: string): Promise<UserFlowSetup> {
+/**
+ * A web application, a database connection enabled for it, and `users` users (at least one), through the
+ * Management API.
+ */
+export async function provisionUserFlows(baseUrl: string, adminToken: string, users = 1): Promise<UserFlowSetup> {
   const api = (path: string, json: unknown) => call(`${baseUrl}/api/v2${path}`, { method: 'POST', json, token: adminToken });
   const client = await api('/clients', {
     name: 'Bench web',
@@ -28,9 +33,11 @@ export async function provisionUserFlows(baseUrl: string, adminToken: string): P
   const clientId = String(client.client_id);
   const connection = 'bench-users';
   await api('/connections', { name: connection, strategy: 'auth0', enabled_clients: [clientId] });
-  const email = 'bench-user@example.com';
-  await api('/users', { connection, email, password: USER_PASSWORD, name: 'Bench User', email_verified: true });
-  return { clientId, clientSecret: String(client.client_secret), connection, email };
+  const emails = Array.from({ length: Math.max(1, users) }, (_, i) => (i === 0 ? 'bench-user@example.com' : `bench-user-${i}@example.com`));
+  for (const [i, email] of emails.entries()) {
+    await api('/users', { connection, email, password: USER_PASSWORD, name: `Bench User ${i}`, email_verified: true });
+  }
+  return { clientId, clientSecret: String(client.client_secret), connection, email: emails[0] as string, emails };
 }
 
 /** Runs `loops` concurrent loops of `once` for `seconds` (after a warm-up) and returns completions per second. */
@@ -66,8 +73,12 @@ function cookiesOf(response: Response, jar: Map<string, string>) {
 const cookieHeader = (jar: Map<string, string>) => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
 const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
 
-/** One complete login of a browser without a session: the four requests a real one makes, each checked. */
-export async function oneLogin(baseUrl: string, setup: UserFlowSetup): Promise<void> {
+/**
+ * One complete login of a browser without a session: the four requests a real one makes, each checked. `user`
+ * picks one of the provisioned users (modulo their number).
+ */
+export async function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0): Promise<void> {
+  const email = setup.emails[user % setup.emails.length] ?? setup.email;
   const jar = new Map<string, string>();
   const query = new URLSearchParams({ client_id: setup.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid profile email', state: 'bench' });
   const start = await fetch(`${baseUrl}/authorize?${query.toString()}`, { redirect: 'manual' });
@@ -81,7 +92,7 @@ export async function oneLogin(baseUrl: string, setup: UserFlowSetup): Promise<v
     method: 'POST',
     redirect: 'manual',
     headers: { cookie: cookieHeader(jar), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ state: field(html, 'state'), _csrf: field(html, '_csrf'), username: setup.email, password: USER_PASSWORD }).toString(),
+    body: new URLSearchParams({ state: field(html, 'state'), _csrf: field(html, '_csrf'), username: email, password: USER_PASSWORD }).toString(),
   });
   await posted.arrayBuffer();
   const code = new URL(posted.headers.get('location') ?? 'x:', baseUrl).searchParams.get('code');

@@ -124,7 +124,7 @@ describe('the latchkey CLI', () => {
     }
   });
 
-  it('on one CPU (pinned with taskset) answers concurrent token requests with tokens that each verify', async () => {
+  it('on one CPU (pinned with taskset) answers concurrent token requests and password logins, each with its own verified answer', async () => {
     // One CPU: the server signs on its event loop, a loop turn's signatures together (src/crypto/rsa-signer.ts).
     const dir = tempDir();
     const port = await freePort();
@@ -143,6 +143,37 @@ describe('the latchkey CLI', () => {
         ids.add(payload.jti);
       }
       expect(ids.size).toBe(24);
+
+      // One CPU, one argon2id hash at a time (src/services/passwords.ts): concurrent password logins of several
+      // users queue for it and each still gets its own answer.
+      const admin = (answers[0] as { access_token: string }).access_token;
+      const api = async (path: string, body: unknown) => {
+        const response = await fetch(`${issuer}/api/v2${path}`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        expect(response.status).toBe(201);
+        return (await response.json()) as Record<string, unknown>;
+      };
+      const client = await api('/clients', { name: 'One CPU app', app_type: 'regular_web', grant_types: ['http://auth0.com/oauth/grant-type/password-realm'] });
+      await api('/connections', { name: 'one-cpu-users', strategy: 'auth0', enabled_clients: [client.client_id] });
+      const emails = ['ada@example.com', 'grace@example.com', 'edsger@example.com'];
+      const users = await Promise.all(emails.map((email) => api('/users', { connection: 'one-cpu-users', email, password: `pw of ${email} 9!` })));
+      const logins = await Promise.all(
+        emails.flatMap((email) => [`pw of ${email} 9!`, 'not the password']).map(async (password, i) => {
+          const response = await fetch(`${issuer}/oauth/token`, {
+            method: 'POST',
+            body: new URLSearchParams({ grant_type: 'http://auth0.com/oauth/grant-type/password-realm', realm: 'one-cpu-users', username: emails[Math.floor(i / 2)] as string, password, client_id: String(client.client_id), client_secret: String(client.client_secret), scope: 'openid' }),
+          });
+          return { status: response.status, body: (await response.json()) as { id_token?: string; error?: string } };
+        }),
+      );
+      for (const [i, login] of logins.entries()) {
+        if (i % 2 === 1) {
+          expect(login).toMatchObject({ status: 403, body: { error: 'invalid_grant' } });
+          continue;
+        }
+        expect(login.status).toBe(200);
+        const { payload } = await jwtVerify(String(login.body.id_token), jwks, { issuer: `${issuer}/`, audience: String(client.client_id) });
+        expect(payload.sub).toBe(users[i / 2]?.user_id);
+      }
     } finally {
       await server.stop();
     }
