@@ -152,6 +152,9 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
     const sp = serviceProvider();
     const browser = new CookieClient(server.url);
     await postedFields(await signIn(browser, await sp.getAuthorizeUrlAsync('', undefined, {})));
+    // A request that cannot be read is refused before anything changes: the session still signs on at once.
+    expect((await browser.get(`/samlp/${fx.web.clientId}/logout?SAMLRequest=bm90IHhtbA%3D%3D`)).status).toBe(400);
+    await postedFields(await browser.get(await sp.getAuthorizeUrlAsync('', undefined, {})));
     const logout = await browser.get(`/samlp/${fx.web.clientId}/logout?RelayState=bye`);
     expect(logout.status).toBe(302);
     const back = new URL(logout.headers.get('location') ?? '');
@@ -159,6 +162,23 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
     expect(back.searchParams.get('RelayState')).toBe('bye');
     expect(inflateRawSync(Buffer.from(back.searchParams.get('SAMLResponse') ?? '', 'base64')).toString()).toContain('urn:oasis:names:tc:SAML:2.0:status:Success');
     // The session is gone: a new sign-on goes to the login page again.
+    expect((await browser.get(await sp.getAuthorizeUrlAsync('', undefined, {}))).status).toBe(302);
+  });
+
+  it('answers a LogoutRequest of the service provider library with a LogoutResponse in response to it', async () => {
+    const sp = new SAML({ ...serviceProviderOptions(), logoutUrl: `${server.url}/samlp/${fx.web.clientId}/logout` });
+    const browser = new CookieClient(server.url);
+    await postedFields(await signIn(browser, await sp.getAuthorizeUrlAsync('', undefined, {})));
+    const requestUrl = new URL(await sp.getLogoutUrlAsync({ issuer: entityId, nameID: fx.user.userId, nameIDFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified' }, 'leaving', {}));
+    const requestId = /ID="([^"]+)"/.exec(inflateRawSync(Buffer.from(requestUrl.searchParams.get('SAMLRequest') ?? '', 'base64')).toString())?.[1];
+    expect(requestId).toBeTruthy();
+    const logout = await browser.get(requestUrl.pathname + requestUrl.search);
+    expect(logout.status).toBe(302);
+    const back = new URL(logout.headers.get('location') ?? '');
+    expect(back.searchParams.get('RelayState')).toBe('leaving');
+    const answer = inflateRawSync(Buffer.from(back.searchParams.get('SAMLResponse') ?? '', 'base64')).toString();
+    expect(answer).toContain(`InResponseTo="${requestId}"`);
+    expect(answer).toContain('urn:oasis:names:tc:SAML:2.0:status:Success');
     expect((await browser.get(await sp.getAuthorizeUrlAsync('', undefined, {}))).status).toBe(302);
   });
 });

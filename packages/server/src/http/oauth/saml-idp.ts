@@ -84,10 +84,7 @@ export function samlIdpRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     app.get('/samlp/:client_id/logout', { schema: { tags, summary: 'SAML single logout (HTTP-Redirect binding)', params: ClientParams, querystring: SamlMessage } }, async (request, reply) => {
       const client = await samlClient(request.params.client_id);
       if (!client) return notSamlClient(reply);
-      await registry.sessions.end(sessionHandle(request));
-      clearSessionCookie(registry, reply);
-      const callback = client.addon.logout?.callback;
-      if (!callback) return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('You are logged out.');
+      // A request that cannot be read is refused before anything changes: the session stays.
       let inResponseTo: string | undefined;
       try {
         inResponseTo = request.query.SAMLRequest ? logoutRequestId(request.query.SAMLRequest) : undefined;
@@ -95,6 +92,10 @@ export function samlIdpRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         if (error instanceof SamlRequestRefused) return sendErrorPage(registry, reply, 400, 'invalid_request', error.message, client);
         throw error;
       }
+      await registry.sessions.end(sessionHandle(request));
+      clearSessionCookie(registry, reply);
+      const callback = client.addon.logout?.callback;
+      if (!callback) return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('You are logged out.');
       const url = new URL(callback);
       url.searchParams.set('SAMLResponse', registry.samlIdp.logoutResponse(callback, inResponseTo));
       if (request.query.RelayState !== undefined) url.searchParams.set('RelayState', request.query.RelayState);
