@@ -1,4 +1,5 @@
 import { decodeJwt } from 'jose';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, inputValue } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
@@ -51,6 +52,33 @@ describe.each(DIALECTS)('hosted signup and password reset over a real socket (%s
     expect(decodeJwt(idToken).email).toBe(`new-${dialect}@example.com`);
     const users = await managementApi(server)('GET', `/users-by-email?email=${encodeURIComponent(`new-${dialect}@example.com`)}`);
     expect(users.body).toHaveLength(1);
+  });
+
+  it('a login that fails while its session is being stored leaves the transaction open: the same form then succeeds', async () => {
+    const db = server.registry.storage.dialect.db;
+    // A real database refusal at the one write that follows spending the transaction.
+    const refuse =
+      dialect === 'sqlite'
+        ? [sql`create trigger refuse_session before insert on artifacts when new.kind = 'session' begin select raise(abort, 'refused by the test'); end`]
+        : [
+            sql`create function refuse_session() returns trigger language plpgsql as $$ begin raise exception 'refused by the test'; end $$`,
+            sql`create trigger refuse_session before insert on artifacts for each row when (new.kind = 'session') execute function refuse_session()`,
+          ];
+    const allow = dialect === 'sqlite' ? [sql`drop trigger refuse_session`] : [sql`drop trigger refuse_session on artifacts`, sql`drop function refuse_session()`];
+    const browser = new CookieClient(server.url);
+    const { path, html } = await openPage(browser, {});
+    const form = { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '', username: fx.user.email, password: USER_PASSWORD };
+    for (const statement of refuse) await statement.execute(db);
+    try {
+      expect((await browser.postForm(path, form)).status).toBe(500);
+    } finally {
+      for (const statement of allow) await statement.execute(db);
+    }
+    const again = await browser.postForm(path, form);
+    expect(again.status).toBe(302);
+    expect(new URLSearchParams(new URL(again.headers.get('location') ?? '').hash.slice(1)).get('id_token')).toBeTruthy();
+    // Now it is spent.
+    expect((await browser.postForm(path, form)).status).toBe(400);
   });
 
   it('the reset request page answers alike for known and unknown addresses and sends nothing it should not', async () => {

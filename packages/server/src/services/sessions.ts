@@ -70,17 +70,17 @@ export function sessionsService(deps: SessionsDeps) {
     },
 
     /** The live session behind a cookie value, or undefined (unknown, ended, idle too long or too old). */
-    async find(handle: string | undefined): Promise<Session | undefined> {
+    async find(handle: string | undefined, repos: Pick<Repositories, 'artifacts'> = storage): Promise<Session | undefined> {
       if (!handle) return undefined;
       const id = handleId(deps.handleKey, handle);
-      const artifact = await storage.artifacts.get<SessionData>(tenantId, 'session', id);
+      const artifact = await repos.artifacts.get<SessionData>(tenantId, 'session', id);
       const now = deps.now();
       if (!artifact || artifact.consumedAt !== null || artifact.expiresAt <= iso(now)) return undefined;
       const idleFor = (now.getTime() - Date.parse(artifact.data.last_seen_at)) / 1000;
       if (idleFor > deps.idleSeconds) return undefined;
       if (idleFor > TOUCH_INTERVAL_SECONDS) {
         artifact.data.last_seen_at = iso(now);
-        await storage.artifacts.update(tenantId, 'session', id, artifact.data, iso(now));
+        await repos.artifacts.update(tenantId, 'session', id, artifact.data, iso(now));
       }
       return { handleId: id, data: artifact.data };
     },
@@ -93,9 +93,9 @@ export function sessionsService(deps: SessionsDeps) {
     },
 
     /** Ends the session behind a cookie value; true when there was one. */
-    async end(handle: string | undefined): Promise<boolean> {
+    async end(handle: string | undefined, repos: Pick<Repositories, 'artifacts'> = storage): Promise<boolean> {
       if (!handle) return false;
-      return storage.artifacts.revokeFamily(tenantId, (await this.find(handle))?.data.sid ?? '\u0000', iso(deps.now())).then((n) => n > 0);
+      return repos.artifacts.revokeFamily(tenantId, (await this.find(handle, repos))?.data.sid ?? '\u0000', iso(deps.now())).then((n) => n > 0);
     },
 
     /** Ends a session by its public id (`sid` of an ID token hint). */

@@ -90,12 +90,19 @@ export async function finishLogin(
   open: OpenTransaction,
   user: { userId: string; connection: string; amr: string[] },
 ): Promise<FastifyReply> {
-  if (!(await registry.transactions.complete(open.handle))) {
+  // One commit: the transaction is spent exactly when the browser's earlier session is replaced by the new one.
+  // A failure in between leaves the transaction open and the old session as it was, not a spent login without
+  // a session.
+  const created = await registry.storage.transaction(async (repos) => {
+    if (!(await registry.transactions.complete(open.handle, repos))) return undefined;
+    await registry.sessions.end(sessionHandle(request), repos);
+    return registry.sessions.create({ ...user, clientId: open.client.clientId }, repos);
+  });
+  if (!created) {
     return sendErrorPage(registry, reply, 400, 'invalid_request', 'This login was already completed. Go back to the application.', open.client);
   }
+  const { handle, session } = created;
   clearTransactionCookie(registry, reply, open.transaction.publicId);
-  await registry.sessions.end(sessionHandle(request));
-  const { handle, session } = await registry.sessions.create({ ...user, clientId: open.client.clientId });
   setSessionCookie(registry, reply, handle);
   // A login for a SAML service provider is answered with a signed SAML response instead.
   if (open.transaction.saml) return sendSamlAnswer(registry, reply, open.client, open.transaction.saml, session);

@@ -1,6 +1,7 @@
 import { hmacSha256 } from '../../crypto/deployment-secret.js';
 import { handleId, newHandle, safeEqual } from '../../crypto/handles.js';
 import { randomId } from '../../crypto/random.js';
+import type { Repositories } from '../../storage/repositories/index.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizeRequest } from './request.js';
 
@@ -66,8 +67,8 @@ export function loginTransactions(deps: TransactionDeps) {
     },
 
     /** Ends the transaction; only one concurrent completion wins. */
-    async complete(handle: string): Promise<boolean> {
-      return (await storage.artifacts.consume(tenantId, 'login_transaction', handleId(deps.handleKey, handle), iso())) !== undefined;
+    async complete(handle: string, repos: Pick<Repositories, 'artifacts'> = storage): Promise<boolean> {
+      return (await repos.artifacts.consume(tenantId, 'login_transaction', handleId(deps.handleKey, handle), iso())) !== undefined;
     },
 
     /** The CSRF token of the transaction's forms: derived from the secret handle, so only its browser can know it. */
