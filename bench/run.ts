@@ -162,6 +162,25 @@ interface UserFlows {
 }
 
 /**
+ * The issue-3 aims as time budgets: what one login or one refresh costs beyond its reference work (a hash, a
+ * signature), against what the aim leaves for it. One CPU serves each flow, so the reciprocals of the rates are
+ * the CPU time per completion.
+ */
+function budgetLines(flows: UserFlows, rawSignRate: number, bareRate: number | undefined): string {
+  const hashMs = 1000 / flows.rawArgon2.verifications;
+  const loginBeyondMs = 1000 / flows.logins - hashMs;
+  const loginBudgetMs = hashMs / TARGETS.loginsOfArgon2 - hashMs;
+  const signUs = 1e6 / (rawSignRate / REFRESH_SIGNATURES);
+  const refreshBeyondUs = 1e6 / flows.refresh.latchkey - signUs;
+  const refreshBudgetUs = signUs / TARGETS.refreshOfRawPerResponse - signUs;
+  const bare = bareRate === undefined ? '' : `; the bare signing server alone spends ${(1e6 / bareRate - 1e6 / rawSignRate).toFixed(0)} µs a request beyond its signature`;
+  return [
+    `  beyond the reference work: a login ${loginBeyondMs.toFixed(1)} ms besides its ${hashMs.toFixed(1)} ms hash (the aim leaves ${loginBudgetMs.toFixed(1)} ms);`,
+    `    a refresh ${refreshBeyondUs.toFixed(0)} µs besides its ${signUs.toFixed(0)} µs of signing (the aim leaves ${refreshBudgetUs.toFixed(0)} µs${bare})`,
+  ].join('\n');
+}
+
+/**
  * The issue-3 flows, one process each pinned to the server CPU: complete authorization-code logins against the
  * raw argon2id rate, and side by side with node-oidc-provider refresh-token rotation and userinfo.
  */
@@ -347,6 +366,7 @@ async function main() {
   console.log(`  refresh/(raw sign/${REFRESH_SIGNATURES})  ${targets.refreshOfRawPerResponse.value.toFixed(2)} (target ≥ ${TARGETS.refreshOfRawPerResponse})  ${verdict(targets.refreshOfRawPerResponse.met)}`);
   console.log(`  refresh/peer      ${targets.refreshVersusPeer.value.toFixed(2)}× (target > 1×)  ${verdict(targets.refreshVersusPeer.met)}`);
   console.log(`  userinfo/peer     ${targets.userinfoVersusPeer.value.toFixed(2)}× (target ≥ ${TARGETS.userinfoVersusPeer}×)  ${verdict(targets.userinfoVersusPeer.met)}`);
+  console.log(budgetLines(userFlows, rawRate, single.bare?.rps));
   const { attack, breached } = protection;
   console.log(`\nfailed-login handling (${singleName}; attacker: ${settings.connections} loops on 127.0.0.2 against one account, wrong passwords):`);
   console.log(`  legitimate password logins alone         ${attack.legitimateAlone.logins.toFixed(1)}/s, p99 ${attack.legitimateAlone.p99} ms`);
