@@ -1,6 +1,8 @@
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { availableParallelism } from 'node:os';
 import { handleId, newHandle } from '../src/crypto/handles.js';
+import { hashPassword, passwordHashingLoad } from '../src/services/passwords.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
@@ -280,5 +282,76 @@ describe.each(DIALECTS)('token endpoint: password-realm, password and refresh_to
     expect(decodeJwt(next.body.id_token ?? '').sub).toBe(fx.user.userId);
     expect((await refresh(legacy)).body.error).toBe('invalid_grant');
     expect((await refresh(next.body.refresh_token ?? '')).body.error).toBe('invalid_grant');
+  });
+
+  /**
+   * Holds a password check in the server's argon2id queue while `meanwhile` runs. The queue is filled with real
+   * hashes first (one per CPU at a time, in arrival order), `slow` is started, and once its hash is waiting behind
+   * them `meanwhile` runs; it must finish before `slow` does, or the test would not test the race.
+   */
+  async function whilePasswordIsChecked<T>(slow: () => Promise<T>, meanwhile: () => Promise<void>): Promise<T> {
+    let fillersLeft = 8 * availableParallelism();
+    const fillers = Array.from({ length: fillersLeft }, () => hashPassword('queue filler').finally(() => (fillersLeft -= 1)));
+    let slowDone = false;
+    const slowAnswer = slow().finally(() => (slowDone = true));
+    const load = () => passwordHashingLoad().running + passwordHashingLoad().waiting;
+    while (load() <= fillersLeft) {
+      if (fillersLeft === 0) throw new Error('the request never reached the password check');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await meanwhile();
+    expect(slowDone, 'the concurrent change landed after the password check').toBe(false);
+    await Promise.all(fillers);
+    return slowAnswer;
+  }
+
+  it("a login keeps an administrator's change made while its password was checked, and counts itself", async () => {
+    const api = managementApi(server, 'socket');
+    const email = `race-meta-${dialect}@example.com`;
+    const created = await api('POST', '/users', { connection: fx.connection, email, password: fx.user.password });
+    expect(created.status).toBe(201);
+    const userId = String(created.body.user_id);
+    const login = await whilePasswordIsChecked(
+      () => realmLogin({ username: email }),
+      async () => {
+        expect((await api('PATCH', `/users/${userId}`, { user_metadata: { plan: 'gold' } })).status).toBe(200);
+      },
+    );
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    const stored = (await api('GET', `/users/${userId}`)).body;
+    expect(stored).toMatchObject({ user_metadata: { plan: 'gold' }, logins_count: 1 });
+  });
+
+  it('a block that lands while the password is checked refuses the login', async () => {
+    const api = managementApi(server, 'socket');
+    const email = `race-block-${dialect}@example.com`;
+    const created = await api('POST', '/users', { connection: fx.connection, email, password: fx.user.password });
+    const userId = String(created.body.user_id);
+    const login = await whilePasswordIsChecked(
+      () => realmLogin({ username: email }),
+      async () => {
+        expect((await api('PATCH', `/users/${userId}`, { blocked: true })).status).toBe(200);
+      },
+    );
+    expect(login).toEqual({ status: 401, body: { error: 'unauthorized', error_description: 'user is blocked' } });
+    expect((await api('GET', `/users/${userId}`)).body).toMatchObject({ blocked: true, logins_count: 0 });
+  });
+
+  it('an update that sets a password keeps a change made while the new password was hashed', async () => {
+    const api = managementApi(server, 'socket');
+    const email = `race-update-${dialect}@example.com`;
+    const created = await api('POST', '/users', { connection: fx.connection, email, password: fx.user.password });
+    const userId = String(created.body.user_id);
+    const newPassword = 'a brand new passphrase 93';
+    const update = await whilePasswordIsChecked(
+      () => api('PATCH', `/users/${userId}`, { password: newPassword }),
+      async () => {
+        expect((await api('PATCH', `/users/${userId}`, { app_metadata: { tier: 2 } })).status).toBe(200);
+      },
+    );
+    expect(update.status, JSON.stringify(update.body)).toBe(200);
+    expect(update.body).toMatchObject({ app_metadata: { tier: 2 } });
+    expect((await api('GET', `/users/${userId}`)).body).toMatchObject({ app_metadata: { tier: 2 } });
+    expect((await realmLogin({ username: email, password: newPassword })).status).toBe(200);
   });
 });
