@@ -25,6 +25,10 @@ export interface Request {
   body?: string;
   /** Cheap check of every response body; a mismatch counts as a failed request. */
   verifyBody?: (body: string) => boolean;
+  /** autocannon's request sequence, for requests that depend on earlier answers (bench/user-flows.ts). */
+  requests?: autocannon.Request[];
+  /** Runs before each autocannon run of this request (warm-up and rounds), e.g. to top up its tokens. */
+  beforeRun?: () => Promise<void>;
 }
 
 function assertClean(name: string, result: autocannon.Result): void {
@@ -51,7 +55,8 @@ function summary(results: autocannon.Result[]): Measurement {
   };
 }
 
-async function run(name: string, request: Request, connections: number, seconds: number): Promise<autocannon.Result> {
+async function run(name: string, { beforeRun, ...request }: Request, connections: number, seconds: number): Promise<autocannon.Result> {
+  await beforeRun?.();
   const result = await autocannon({ ...request, connections, duration: seconds });
   assertClean(name, result);
   return result;

@@ -21,6 +21,14 @@ declare module 'autocannon' {
       connections?: number;
       duration?: number;
       verifyBody?: (body: string) => boolean;
+      requests?: Request[];
+    }
+    /** One step of a request sequence; `context` is per connection and starts empty at each pass. */
+    interface Request {
+      method?: string;
+      body?: string;
+      setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+      onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
     }
     interface Histogram {
       average: number;

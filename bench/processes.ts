@@ -5,6 +5,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import type { FloorKind } from './floor-servers.js';
 
 export const LOOPBACK = '127.0.0.1';
 
@@ -109,7 +110,7 @@ export interface RunningTarget {
 
 /** Starts bench/server.ts for a target and resolves once every worker listens. */
 export async function startTarget(
-  target: 'latchkey' | 'peer' | 'peer-users' | 'bare',
+  target: 'latchkey' | 'peer' | 'peer-users' | 'bare' | FloorKind,
   options: { port: number; workers: number; cpus?: string; env: Record<string, string> },
 ): Promise<RunningTarget> {
   const child = spawnNode('bench/server.ts', [target, String(options.workers)], {

@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import { PROMPT_SCREENS } from '../packages/server/src/services/rendering/catalogue.js';
 import { assertRs256Jwt, call, compare, formPost, load, type LoadSettings, type Measurement } from './measure.js';
 import { PEER_JWKS_PATH, PEER_TOKEN_FORM, PEER_TOKEN_PATH } from './peer-oidc-provider.js';
-import { freePort, onCleanup, pinSelf, planCpus, quietedWarnings, runJsonChild, startTarget, stopEverything, type CpuPlan } from './processes.js';
+import { freePort, onCleanup, pinSelf, planCpus, quietedWarnings, runJsonChild, startTarget, stopEverything, type CpuPlan, type RunningTarget } from './processes.js';
 import { renderTable, type Row } from './report.js';
 import { attackScenario, breachedLookupCost, type AttackFigures, type BreachedFigures } from './attack.js';
-import { loopRate, oneLogin, peerUserTokens, provisionUserFlows, refreshChains, rotate, USER_PASSWORD } from './user-flows.js';
+import { loopRate, oneFloorLogin, oneLogin, peerUserTokens, provisionUserFlows, refreshLoad, USER_PASSWORD } from './user-flows.js';
+import { FLOOR_PASSWORD } from './floor-servers.js';
 import { PEER_USER_CLIENT, PEER_USERINFO_PATH } from './peer-oidc-provider.js';
 
 const settings: LoadSettings = {
@@ -159,6 +160,8 @@ interface UserFlows {
   logins: number;
   refresh: { latchkey: number; peer: number };
   userinfo: { latchkey: Measurement; peer: Measurement };
+  /** The floor servers (bench/floor-servers.ts) under the same loads, in the same rounds. */
+  floors: { login: number; sign: number; rotation: number };
 }
 
 /**
@@ -173,10 +176,13 @@ function budgetLines(flows: UserFlows, rawSignRate: number, bareRate: number | u
   const signUs = 1e6 / (rawSignRate / REFRESH_SIGNATURES);
   const refreshBeyondUs = 1e6 / flows.refresh.latchkey - signUs;
   const refreshBudgetUs = signUs / TARGETS.refreshOfRawPerResponse - signUs;
-  const bare = bareRate === undefined ? '' : `; the bare signing server alone spends ${(1e6 / bareRate - 1e6 / rawSignRate).toFixed(0)} µs a request beyond its signature`;
+  const bare = bareRate === undefined ? '' : `;\n    the bare node:http signer spends ${(1e6 / bareRate - 1e6 / rawSignRate).toFixed(0)} µs`;
+  const floorUs = (rate: number) => (1e6 / rate - signUs).toFixed(0);
   return [
-    `  beyond the reference work: a login ${loginBeyondMs.toFixed(1)} ms besides its ${hashMs.toFixed(1)} ms hash (the aim leaves ${loginBudgetMs.toFixed(1)} ms);`,
-    `    a refresh ${refreshBeyondUs.toFixed(0)} µs besides its ${signUs.toFixed(0)} µs of signing (the aim leaves ${refreshBudgetUs.toFixed(0)} µs${bare})`,
+    `  beyond the reference work: a login ${loginBeyondMs.toFixed(1)} ms besides its ${hashMs.toFixed(1)} ms hash (the aim leaves ${loginBudgetMs.toFixed(1)} ms;`,
+    `    the floor login spends ${(1000 / flows.floors.login - hashMs).toFixed(1)} ms);`,
+    `    a refresh ${refreshBeyondUs.toFixed(0)} µs besides its ${signUs.toFixed(0)} µs of signing (the aim leaves ${refreshBudgetUs.toFixed(0)} µs${bare};`,
+    `    the floors spend ${floorUs(flows.floors.sign)} µs with Fastify alone, ${floorUs(flows.floors.rotation)} µs with the SQLite rotation)`,
   ].join('\n');
 }
 
@@ -200,6 +206,8 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
     // One account per loop: attempts on one account from one address run one at a time, which would cap the
     // logins of a single shared account below what the server can do for many users.
     const logins = await loopRate((loop) => oneLogin(lk.server.url, setup, loop), loops, settings.seconds, settings.warmupSeconds);
+    const floorLogin = await startTarget('floor-login', { port: await freePort(), workers: 1, ...(affinity !== undefined ? { cpus: affinity } : {}), env: {} });
+    const floorLogins = await loopRate(() => oneFloorLogin(floorLogin.url, FLOOR_PASSWORD), loops, settings.seconds, settings.warmupSeconds).finally(() => floorLogin.stop());
     const tokenUrl = `${lk.server.url}/oauth/token`;
     const clientForm = { client_id: setup.clientId, client_secret: setup.clientSecret };
     const passwordGrant = () =>
@@ -207,16 +215,26 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
         method: 'POST',
         form: { ...clientForm, grant_type: 'http://auth0.com/oauth/grant-type/password-realm', username: setup.email, password: USER_PASSWORD, realm: setup.connection, scope: 'openid profile email offline_access' },
       });
-    const lkRefresh = refreshChains(async () => String((await passwordGrant()).refresh_token), (token) => rotate(tokenUrl, clientForm, token));
     const lkAccess = String((await passwordGrant()).access_token);
 
     const peer = await startTarget('peer-users', { port: await freePort(), workers: 1, ...(affinity !== undefined ? { cpus: affinity } : {}), env: { PEER_JWK: peerJwk } });
+    const floorSign = await startTarget('floor-sign', { port: await freePort(), workers: 1, ...(affinity !== undefined ? { cpus: affinity } : {}), env: {} });
+    const floorRotation = await startTarget('floor-rotation', { port: await freePort(), workers: 1, ...(affinity !== undefined ? { cpus: affinity } : {}), env: {} });
+    const floorRefresh = (floor: RunningTarget) =>
+      refreshLoad(`${floor.url}/oauth/token`, { client_id: 'floor' }, async () => String((await call(`${floor.url}/seed`, { method: 'POST', form: {} })).refresh_token), settings.connections);
     try {
       const peerToken = `${peer.url}${PEER_TOKEN_PATH}`;
-      const peerForm = { client_id: PEER_USER_CLIENT.id, client_secret: PEER_USER_CLIENT.secret };
-      const peerRefresh = refreshChains(async () => (await peerUserTokens(peer.url, PEER_USER_CLIENT)).refreshToken, (token) => rotate(peerToken, peerForm, token));
-      const latchkeyRefresh = await loopRate(lkRefresh, loops, settings.seconds, settings.warmupSeconds);
-      const peerRefreshRate = await loopRate(peerRefresh, loops, settings.seconds, settings.warmupSeconds);
+      const [latchkeyRefresh, peerRefresh, floorSignRefresh, floorRotationRefresh] = (await compare(
+        [
+          { name: 'Latchkey refresh', request: refreshLoad(tokenUrl, clientForm, async () => String((await passwordGrant()).refresh_token), settings.connections) },
+          { name: 'peer refresh', request: refreshLoad(peerToken, { client_id: PEER_USER_CLIENT.id, client_secret: PEER_USER_CLIENT.secret }, async () => (await peerUserTokens(peer.url, PEER_USER_CLIENT)).refreshToken, settings.connections) },
+          { name: 'floor: Fastify + signature', request: floorRefresh(floorSign) },
+          { name: 'floor: Fastify + SQLite rotation + signature', request: floorRefresh(floorRotation) },
+        ],
+        settings,
+      )) as [Measurement, Measurement, Measurement, Measurement];
+      await floorSign.stop();
+      await floorRotation.stop();
       // Taken after the refresh runs: the peer's in-memory store keeps only the most recent tokens (an LRU).
       const peerAccess = (await peerUserTokens(peer.url, PEER_USER_CLIENT)).accessToken;
       const userinfoRequest = (url: string, token: string) => ({ url, headers: { authorization: `Bearer ${token}` }, verifyBody: (body: string) => body.includes('"sub":') });
@@ -227,9 +245,12 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
         ],
         settings,
       )) as [Measurement, Measurement];
-      return { rawArgon2, rawArgon2FourInFlight, logins, refresh: { latchkey: latchkeyRefresh, peer: peerRefreshRate }, userinfo: { latchkey: latchkeyUserinfo, peer: peerUserinfo } };
+      return { rawArgon2, rawArgon2FourInFlight, logins, refresh: { latchkey: latchkeyRefresh.rps, peer: peerRefresh.rps },
+        floors: { login: floorLogins, sign: floorSignRefresh.rps, rotation: floorRotationRefresh.rps }, userinfo: { latchkey: latchkeyUserinfo, peer: peerUserinfo } };
     } finally {
       await peer.stop();
+      await floorSign.stop();
+      await floorRotation.stop();
     }
   } finally {
     await lk.server.stop();
@@ -345,7 +366,10 @@ async function main() {
   }
   rows.push(
     [`authorization-code logins (authorize, page, post, token) — ${singleName}`, userFlows.logins.toFixed(1), '—', '—', '—', '—', '—'],
+    [`  floor login: the same four requests at a minimal Fastify server — ${singleName}`, userFlows.floors.login.toFixed(1), '—', '—', '—', '—', '—'],
     [`POST /oauth/token refresh_token (rotation, ID token) — ${singleName}`, userFlows.refresh.latchkey.toFixed(0), '—', userFlows.refresh.peer.toFixed(0), '—', `${(userFlows.refresh.latchkey / userFlows.refresh.peer).toFixed(2)}×`, (userFlows.refresh.latchkey / rawRate).toFixed(2)],
+    [`  floor: Fastify + one signature, nothing stored — ${singleName}`, userFlows.floors.sign.toFixed(0), '—', '—', '—', '—', (userFlows.floors.sign / rawRate).toFixed(2)],
+    [`  floor: Fastify + SQLite rotation + one signature — ${singleName}`, userFlows.floors.rotation.toFixed(0), '—', '—', '—', '—', (userFlows.floors.rotation / rawRate).toFixed(2)],
     [`GET /userinfo — ${singleName}`, userFlows.userinfo.latchkey.rps.toFixed(0), `${userFlows.userinfo.latchkey.p99} ms`, userFlows.userinfo.peer.rps.toFixed(0), `${userFlows.userinfo.peer.p99} ms`, `${(userFlows.userinfo.latchkey.rps / userFlows.userinfo.peer.rps).toFixed(2)}×`, '—'],
   );
   if (rendering) {
@@ -363,7 +387,9 @@ async function main() {
     console.log(`    for scale: the bare signing server reached ${(single.bare.rps / rawRate).toFixed(2)} of raw sign under the same load; Latchkey reached ${ofBare.toFixed(2)} of the bare server`);
   }
   console.log(`  logins/argon2id   ${targets.loginsOfArgon2.value.toFixed(2)} (target ≥ ${TARGETS.loginsOfArgon2}; raw argon2id ${userFlows.rawArgon2.verifications.toFixed(1)} verifications/s, ${userFlows.rawArgon2.inFlight} in flight; ${userFlows.rawArgon2FourInFlight.verifications.toFixed(1)}/s at ${userFlows.rawArgon2FourInFlight.inFlight} in flight)  ${verdict(targets.loginsOfArgon2.met)}`);
+  console.log(`    for scale: the floor login reached ${(userFlows.floors.login / userFlows.rawArgon2.verifications).toFixed(2)} of raw argon2id`);
   console.log(`  refresh/(raw sign/${REFRESH_SIGNATURES})  ${targets.refreshOfRawPerResponse.value.toFixed(2)} (target ≥ ${TARGETS.refreshOfRawPerResponse})  ${verdict(targets.refreshOfRawPerResponse.met)}`);
+  console.log(`    for scale: the floors reached ${(userFlows.floors.sign / rawRate).toFixed(2)} (signature only) and ${(userFlows.floors.rotation / rawRate).toFixed(2)} (with the SQLite rotation) of raw sign`);
   console.log(`  refresh/peer      ${targets.refreshVersusPeer.value.toFixed(2)}× (target > 1×)  ${verdict(targets.refreshVersusPeer.met)}`);
   console.log(`  userinfo/peer     ${targets.userinfoVersusPeer.value.toFixed(2)}× (target ≥ ${TARGETS.userinfoVersusPeer}×)  ${verdict(targets.userinfoVersusPeer.met)}`);
   console.log(budgetLines(userFlows, rawRate, single.bare?.rps));

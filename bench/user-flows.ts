@@ -1,10 +1,11 @@
 /**
  * User flows for `npm run bench`: complete authorization-code logins (authorize → login page → form post →
- * code → token) and refresh-token rotation chains. Both are sequences a load generator cannot replay blindly
- * (each step needs the previous answer, and a refresh token is single-use), so they are driven by a fixed number
- * of concurrent loops; every step is checked and any failure fails the bench.
+ * code → token) and refresh-token rotation chains. Neither can be replayed blindly (each step needs the previous
+ * answer, and a refresh token is single-use): logins are driven by a fixed number of concurrent loops, refresh
+ * by autocannon handing each answer's token to the connection's next request. Every step is checked and any
+ * failure fails the bench.
  */
-import { call } from './measure.js';
+import { call, type Request } from './measure.js';
 
 export const USER_PASSWORD = 'correct horse battery staple 42';
 const CALLBACK = 'https://app.bench.example/callback';
@@ -105,14 +106,65 @@ export async function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0):
 }
 
 /**
- * Refresh-token rotation: each loop owns one chain and spends its current token to get the next. `seed`
- * starts a chain; `refresh` spends a token and returns its successor.
+ * One login at a floor server (bench/floor-servers.ts): the same four requests as `oneLogin`, each checked.
  */
-export function refreshChains(seed: () => Promise<string>, refresh: (token: string) => Promise<string>) {
-  const chains: string[] = [];
-  return async (loop: number) => {
-    chains[loop] ??= await seed();
-    chains[loop] = await refresh(chains[loop]);
+export async function oneFloorLogin(baseUrl: string, password: string): Promise<void> {
+  const jar = new Map<string, string>();
+  const start = await fetch(`${baseUrl}/authorize?client_id=floor&response_type=code&state=floor`, { redirect: 'manual' });
+  cookiesOf(start, jar);
+  await start.arrayBuffer();
+  const loginPath = start.headers.get('location');
+  if (start.status !== 302 || !loginPath?.startsWith('/login')) throw new Error(`floor authorize: ${start.status}`);
+  const page = await fetch(`${baseUrl}${loginPath}`, { headers: { cookie: cookieHeader(jar) } });
+  const html = await page.text();
+  if (page.status !== 200) throw new Error(`floor login page: ${page.status}`);
+  const posted = await fetch(`${baseUrl}${loginPath}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: cookieHeader(jar), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ state: field(html, 'state'), _csrf: field(html, '_csrf'), username: 'floor', password }).toString(),
+  });
+  await posted.arrayBuffer();
+  const code = new URL(posted.headers.get('location') ?? 'x:').searchParams.get('code');
+  if (posted.status !== 302 || !code) throw new Error(`floor login post: ${posted.status}`);
+  const tokens = await call(`${baseUrl}/oauth/token`, { method: 'POST', form: { grant_type: 'authorization_code', client_id: 'floor', code } });
+  if (typeof tokens.id_token !== 'string') throw new Error('floor token: no ID token');
+}
+
+/**
+ * Refresh-token rotation under autocannon: every request spends a token from a pool of chains and its answer
+ * puts the successor back, so each connection keeps one chain going. (Loops of fetch calls kept the server only
+ * 95-97 % busy on its one CPU; autocannon keeps it at 99 %, so the rate measures the server.) A run ends with up
+ * to one request per connection in flight, whose successor is never read, so before each run `seed` starts
+ * chains until there is one per connection. An answer that does not rotate the token or lacks an ID token is a
+ * mismatch; a pool that runs dry (also when a server hands the spent token back) sends a token the server must
+ * refuse, a failed request.
+ */
+export function refreshLoad(tokenUrl: string, form: Record<string, string>, seed: () => Promise<string>, connections: number): Request {
+  const pool: string[] = [];
+  const rotated = (body: string) => /"refresh_token":"([^"]+)"/.exec(body)?.[1];
+  return {
+    url: tokenUrl,
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    verifyBody: (body) => body.includes('"id_token":"ey') && rotated(body) !== undefined,
+    beforeRun: async () => {
+      while (pool.length < connections) pool.push(await seed());
+    },
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request, context) => {
+          context.spent = pool.shift() ?? 'pool-ran-dry';
+          return { ...request, body: new URLSearchParams({ ...form, grant_type: 'refresh_token', refresh_token: String(context.spent) }).toString() };
+        },
+        onResponse: (status, body, context) => {
+          const next = status === 200 ? rotated(body) : undefined;
+          // A token handed back unchanged is not a rotation: leave it out, and the pool runs dry.
+          if (next && next !== context.spent) pool.push(next);
+        },
+      },
+    ],
   };
 }
 
@@ -159,12 +211,4 @@ export async function peerUserTokens(baseUrl: string, client: { id: string; secr
   });
   if (typeof tokens.refresh_token !== 'string' || typeof tokens.access_token !== 'string') throw new Error('peer: no refresh or access token');
   return { refreshToken: tokens.refresh_token, accessToken: tokens.access_token };
-}
-
-/** Spends a refresh token at a token endpoint and returns the rotated one (an ID token must come too). */
-export async function rotate(tokenUrl: string, form: Record<string, string>, refreshToken: string): Promise<string> {
-  const answer = await call(tokenUrl, { method: 'POST', form: { ...form, grant_type: 'refresh_token', refresh_token: refreshToken } });
-  if (typeof answer.refresh_token !== 'string' || answer.refresh_token === refreshToken) throw new Error(`${tokenUrl}: the refresh token was not rotated`);
-  if (typeof answer.id_token !== 'string') throw new Error(`${tokenUrl}: no ID token on refresh`);
-  return answer.refresh_token;
 }
