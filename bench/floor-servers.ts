@@ -1,13 +1,14 @@
 /**
- * The floor servers of bench/floors.ts: the least a server on Latchkey's stack does for the two flows the
- * issue-3 aims judge, so that "what does the aim leave for everything else?" has a measured answer. Each is Fastify
- * 5 with a JSON schema on its form, Latchkey's own RS256 signer (crypto/rsa-signer.ts, which batches the
- * signatures of one event-loop turn on one CPU) and password check (services/passwords.ts), and better-sqlite3
- * with Latchkey's pragmas. None authenticates clients, checks redirect URIs, limits rates, keeps users or
- * sessions, or builds real claims: these are lower bounds, not alternatives.
+ * The floor servers of `npm run bench` (bench/run.ts, user flows): the least a server on Latchkey's stack does for
+ * the two flows the issue-3 aims judge, so that "what does the aim leave for everything else?" has a measured
+ * answer. Each is Fastify 5 with a JSON schema on its form, Latchkey's own RS256 signer (crypto/rsa-signer.ts,
+ * which batches the signatures of one event-loop turn on one CPU) and password check (services/passwords.ts),
+ * and better-sqlite3 with Latchkey's pragmas. None authenticates clients, checks redirect URIs, limits rates,
+ * keeps users or sessions, or builds real claims: these are lower bounds, not alternatives.
  *   floor-sign      POST /oauth/token answers one RS256 ID token (and the refresh token it was sent).
- *   floor-rotation  the same, after reading the presented refresh token's row by its hash and swapping in a new
- *                   secret (one SELECT, one UPDATE with an optimistic generation check), as a rotation must.
+ *   floor-rotation  the same, after reading the presented refresh token's row by its chain id, comparing its
+ *                   secret's hash and swapping in a new secret (one SELECT, one UPDATE with an optimistic
+ *                   generation check), as a rotation must.
  *   floor-login     GET /authorize (a cookie and a redirect), GET /login (a form with a CSRF field), POST /login
  *                   (an argon2id check at Latchkey's cost, a code row inserted), and the code exchanged at
  *                   POST /oauth/token (the row deleted, one RS256 ID token).

@@ -233,8 +233,6 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
         ],
         settings,
       )) as [Measurement, Measurement, Measurement, Measurement];
-      await floorSign.stop();
-      await floorRotation.stop();
       // Taken after the refresh runs: the peer's in-memory store keeps only the most recent tokens (an LRU).
       const peerAccess = (await peerUserTokens(peer.url, PEER_USER_CLIENT)).accessToken;
       const userinfoRequest = (url: string, token: string) => ({ url, headers: { authorization: `Bearer ${token}` }, verifyBody: (body: string) => body.includes('"sub":') });

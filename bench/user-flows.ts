@@ -74,18 +74,25 @@ function cookiesOf(response: Response, jar: Map<string, string>) {
 const cookieHeader = (jar: Map<string, string>) => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
 const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
 
-/**
- * One complete login of a browser without a session: the four requests a real one makes, each checked. `user`
- * picks one of the provisioned users (modulo their number).
- */
-export async function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0): Promise<void> {
-  const email = setup.emails[user % setup.emails.length] ?? setup.email;
+/** What differs between the servers a browser login is run against; the four steps are the same. */
+interface LoginSteps {
+  authorizeQuery: Record<string, string>;
+  /** Where /authorize must send the browser. */
+  loginPath: string;
+  username: string;
+  password: string;
+  /** The code exchange's form, besides `grant_type` and `code`. */
+  tokenForm: Record<string, string>;
+}
+
+/** One complete login of a browser without a session: the four requests a real one makes, each checked. */
+async function browserLogin(baseUrl: string, steps: LoginSteps): Promise<void> {
   const jar = new Map<string, string>();
-  const query = new URLSearchParams({ client_id: setup.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid profile email', state: 'bench' });
-  const start = await fetch(`${baseUrl}/authorize?${query.toString()}`, { redirect: 'manual' });
+  const start = await fetch(`${baseUrl}/authorize?${new URLSearchParams(steps.authorizeQuery).toString()}`, { redirect: 'manual' });
   cookiesOf(start, jar);
+  await start.arrayBuffer();
   const loginPath = start.headers.get('location');
-  if (start.status !== 302 || !loginPath?.startsWith('/u/login')) throw new Error(`authorize: ${start.status} ${loginPath ?? ''}`);
+  if (start.status !== 302 || !loginPath?.startsWith(steps.loginPath)) throw new Error(`authorize: ${start.status} ${loginPath ?? ''}`);
   const page = await fetch(`${baseUrl}${loginPath}`, { headers: { cookie: cookieHeader(jar) } });
   const html = await page.text();
   if (page.status !== 200) throw new Error(`login page: ${page.status}`);
@@ -93,42 +100,35 @@ export async function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0):
     method: 'POST',
     redirect: 'manual',
     headers: { cookie: cookieHeader(jar), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ state: field(html, 'state'), _csrf: field(html, '_csrf'), username: email, password: USER_PASSWORD }).toString(),
+    body: new URLSearchParams({ state: field(html, 'state'), _csrf: field(html, '_csrf'), username: steps.username, password: steps.password }).toString(),
   });
   await posted.arrayBuffer();
   const code = new URL(posted.headers.get('location') ?? 'x:', baseUrl).searchParams.get('code');
   if (posted.status !== 302 || !code) throw new Error(`login post: ${posted.status} ${posted.headers.get('location') ?? ''}`);
-  const tokens = await call(`${baseUrl}/oauth/token`, {
-    method: 'POST',
-    form: { grant_type: 'authorization_code', client_id: setup.clientId, client_secret: setup.clientSecret, code, redirect_uri: CALLBACK },
-  });
+  const tokens = await call(`${baseUrl}/oauth/token`, { method: 'POST', form: { ...steps.tokenForm, grant_type: 'authorization_code', code } });
   if (typeof tokens.id_token !== 'string') throw new Error('token: no ID token');
 }
 
-/**
- * One login at a floor server (bench/floor-servers.ts): the same four requests as `oneLogin`, each checked.
- */
-export async function oneFloorLogin(baseUrl: string, password: string): Promise<void> {
-  const jar = new Map<string, string>();
-  const start = await fetch(`${baseUrl}/authorize?client_id=floor&response_type=code&state=floor`, { redirect: 'manual' });
-  cookiesOf(start, jar);
-  await start.arrayBuffer();
-  const loginPath = start.headers.get('location');
-  if (start.status !== 302 || !loginPath?.startsWith('/login')) throw new Error(`floor authorize: ${start.status}`);
-  const page = await fetch(`${baseUrl}${loginPath}`, { headers: { cookie: cookieHeader(jar) } });
-  const html = await page.text();
-  if (page.status !== 200) throw new Error(`floor login page: ${page.status}`);
-  const posted = await fetch(`${baseUrl}${loginPath}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: cookieHeader(jar), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ state: field(html, 'state'), _csrf: field(html, '_csrf'), username: 'floor', password }).toString(),
+/** One login at Latchkey's hosted login page. `user` picks one of the provisioned users (modulo their number). */
+export function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0): Promise<void> {
+  return browserLogin(baseUrl, {
+    authorizeQuery: { client_id: setup.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid profile email', state: 'bench' },
+    loginPath: '/u/login',
+    username: setup.emails[user % setup.emails.length] ?? setup.email,
+    password: USER_PASSWORD,
+    tokenForm: { client_id: setup.clientId, client_secret: setup.clientSecret, redirect_uri: CALLBACK },
   });
-  await posted.arrayBuffer();
-  const code = new URL(posted.headers.get('location') ?? 'x:').searchParams.get('code');
-  if (posted.status !== 302 || !code) throw new Error(`floor login post: ${posted.status}`);
-  const tokens = await call(`${baseUrl}/oauth/token`, { method: 'POST', form: { grant_type: 'authorization_code', client_id: 'floor', code } });
-  if (typeof tokens.id_token !== 'string') throw new Error('floor token: no ID token');
+}
+
+/** One login at the floor login server (bench/floor-servers.ts). */
+export function oneFloorLogin(baseUrl: string, password: string): Promise<void> {
+  return browserLogin(baseUrl, {
+    authorizeQuery: { client_id: 'floor', response_type: 'code', state: 'floor' },
+    loginPath: '/login',
+    username: 'floor',
+    password,
+    tokenForm: { client_id: 'floor' },
+  });
 }
 
 /**
