@@ -47,6 +47,7 @@ export async function handleTokenRequest(
   const grant = GRANTS.get(grantType);
   if (!grant) throw new UnsupportedGrantType(`Unsupported grant type: ${grantType}`);
   const client = await authenticateClient(clientCredentialsOf(body, transport), deps.clientAuth);
-  const params = Object.fromEntries(grant.parameters.map((name) => [name, stringParam(body, name)]));
+  const params: Record<string, string | undefined> = {};
+  for (const name of grant.parameters) params[name] = stringParam(body, name);
   return grant.handle({ params, client, ip: transport.ip, tenantId: deps.tenantId, storage: deps.storage, config: deps.config, tokens: deps.tokens, users: deps.users });
 }

@@ -82,7 +82,8 @@ export function userTokens(deps: UserTokensDeps) {
 
   async function loadUser(userId: string) {
     const record = await deps.storage.users.get(deps.tenantId, userId);
-    return record && { ...record.data, updated_at: record.columns.updated_at };
+    // The record was parsed for this call alone: the column is added to it rather than the profile copied.
+    return record && Object.assign(record.data, { updated_at: record.columns.updated_at });
   }
 
   return {
@@ -143,20 +144,20 @@ export function userTokens(deps: UserTokensDeps) {
 
       if (idToken) {
         const user = grant.user ?? (await loadUser(grant.userId));
-        const claims = {
-          ...(user ? userinfoClaims(grant.userId, user, result.scope) : {}),
-          iss: deps.issuerClaim,
-          sub: grant.userId,
-          aud: grant.clientId,
-          azp: grant.clientId,
-          iat,
-          exp: iat + grant.client.jwt_configuration.lifetime_in_seconds,
-          auth_time: grant.authTime,
-          ...(grant.sid ? { sid: grant.sid } : {}),
-          ...(grant.nonce ? { nonce: grant.nonce } : {}),
-          ...(result.access_token ? { at_hash: halfHash(result.access_token) } : {}),
-          ...(options.code ? { c_hash: halfHash(options.code) } : {}),
-        };
+        // Assigned one by one onto the profile claims: a literal that starts with a spread defines every later
+        // field on a slow path, which cost about 10 µs per refresh under load (bench/).
+        const claims = (user ? userinfoClaims(grant.userId, user, scopes) : {}) as Record<string, unknown>;
+        claims.iss = deps.issuerClaim;
+        claims.sub = grant.userId;
+        claims.aud = grant.clientId;
+        claims.azp = grant.clientId;
+        claims.iat = iat;
+        claims.exp = iat + grant.client.jwt_configuration.lifetime_in_seconds;
+        claims.auth_time = grant.authTime;
+        if (grant.sid) claims.sid = grant.sid;
+        if (grant.nonce) claims.nonce = grant.nonce;
+        if (result.access_token) claims.at_hash = halfHash(result.access_token);
+        if (options.code) claims.c_hash = halfHash(options.code);
         result.id_token = hs256 ? signHs256Jwt(grant.idTokenSecret ?? '', claims) : await signRs256Jwt(deps.keys, claims);
       }
 

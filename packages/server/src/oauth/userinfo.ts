@@ -14,8 +14,8 @@ export interface UserinfoClaims {
 }
 
 /** The user-info answer: `sub` always, profile and e-mail claims as the token's scopes allow (OIDC Core 5.3). */
-export function userinfoClaims(userId: string, user: UserData & { updated_at: string }, scope: string | undefined): UserinfoClaims {
-  const scopes = splitScope(scope);
+export function userinfoClaims(userId: string, user: UserData & { updated_at: string }, scope: string | readonly string[] | undefined): UserinfoClaims {
+  const scopes = typeof scope === 'object' ? scope : splitScope(scope);
   const claims: UserinfoClaims = { sub: userId };
   if (scopes.includes('profile')) {
     for (const key of ['nickname', 'name', 'picture', 'given_name', 'family_name'] as const) {

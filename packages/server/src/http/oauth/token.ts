@@ -32,6 +32,14 @@ const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Ty
 
 export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
+    const deps = {
+      storage: registry.storage,
+      config: registry.oauthConfig,
+      tenantId: registry.tenantId,
+      tokens: registry.tokens,
+      clientAuth: registry.clientAuth,
+      users: registry.userGrants,
+    };
     for (const url of ['/oauth/token', '/oauth/token/']) {
       app.post(
         url,
@@ -46,14 +54,7 @@ export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         },
         async (request, reply) => {
           reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
-          return handleTokenRequest(request.body, { ...clientTransport(request), ip: request.ip }, {
-            storage: registry.storage,
-            config: registry.oauthConfig,
-            tenantId: registry.tenantId,
-            tokens: registry.tokens,
-            clientAuth: registry.clientAuth,
-            users: registry.userGrants,
-          });
+          return handleTokenRequest(request.body, clientTransport(request, request.ip), deps);
         },
       );
     }
