@@ -79,6 +79,21 @@ describe.each(DIALECTS)('artifacts repository (%s)', (dialect) => {
     expect((await storage.artifacts.get<{ secret: string }>(tenant, 'refresh_token', 'chain'))?.data.secret).toBe(current.secret);
   });
 
+  it('swaps the data alone, leaving the expiry, when no expiry is given; with the same checks', async () => {
+    await storage.artifacts.insert(tenant, 'refresh_token', { id: 'chain-data', subject: 'user-1', data: { secret: 'a' }, createdAt: at(0), expiresAt: at(30) });
+    const results = await Promise.all([
+      storage.artifacts.swap(tenant, 'refresh_token', 'chain-data', { secret: 'a' }, { secret: 'b' }, at(5)),
+      other.artifacts.swap(tenant, 'refresh_token', 'chain-data', { secret: 'a' }, { secret: 'c' }, at(5)),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const after = await storage.artifacts.get<{ secret: string }>(tenant, 'refresh_token', 'chain-data');
+    expect(after).toMatchObject({ expiresAt: at(30), consumedAt: null, data: { secret: results[0] ? 'b' : 'c' } });
+    const current = after?.data ?? { secret: '' };
+    expect(await storage.artifacts.swap(tenant, 'refresh_token', 'chain-data', { secret: 'a' }, { secret: 'd' }, at(6))).toBe(false);
+    expect(await storage.artifacts.swap(tenant, 'refresh_token', 'chain-data', current, { secret: 'e' }, at(30))).toBe(false);
+    expect((await storage.artifacts.get<{ secret: string }>(tenant, 'refresh_token', 'chain-data'))?.data).toEqual(current);
+  });
+
   it('lists the live artifacts of a family or subject, and revokes a whole family across kinds', async () => {
     await storage.artifacts.insert(tenant, 'authorization_code', code('f-code', 'family-x'));
     await storage.artifacts.insert(tenant, 'refresh_token', code('f-rt1', 'family-x'));

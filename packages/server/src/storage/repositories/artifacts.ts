@@ -78,6 +78,17 @@ export function artifactsRepository(db: Kysely<Database>) {
         .onConflict((oc) => oc.doNothing()),
   );
 
+  const swapDataOnly = reusableQuery(db, 6, (tenantId: string, kind: ArtifactKind, id: string, expected: string, next: string, now: string) =>
+    db
+      .updateTable('artifacts')
+      .set({ data: next })
+      .where('tenant_id', '=', tenantId)
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .where('data', '=', expected)
+      .where('consumed_at', 'is', null)
+      .where('expires_at', '>', now)
+  );
   const swapRow = reusableQuery(db, 7, (tenantId: string, kind: ArtifactKind, id: string, expected: string, next: string, now: string, expiresAt: string) =>
     db
       .updateTable('artifacts')
@@ -153,11 +164,15 @@ export function artifactsRepository(db: Kysely<Database>) {
     },
 
     /**
-     * Compare-and-swap: replaces the data and expiry of a live artifact only if its data is still `expected` (as
-     * read before). Of two concurrent callers that read the same state exactly one succeeds; false otherwise.
+     * Compare-and-swap: replaces the data (and the expiry, when one is given) of a live artifact only if its data is
+     * still `expected` (as read before). Of two concurrent callers that read the same state exactly one succeeds;
+     * false otherwise. Leaving the expiry alone is the cheaper write: the expiry index is not touched (a rotation
+     * took about half the time in bench/, SQLite).
      */
-    async swap<Data>(tenantId: string, kind: ArtifactKind, id: string, expected: Data, next: Data, now: string, expiresAt: string): Promise<boolean> {
-      const result = await swapRow(tenantId, kind, id, toJson(expected), toJson(next), now, expiresAt);
+    async swap<Data>(tenantId: string, kind: ArtifactKind, id: string, expected: Data, next: Data, now: string, expiresAt?: string): Promise<boolean> {
+      const before = toJson(expected);
+      const after = toJson(next);
+      const result = await (expiresAt === undefined ? swapDataOnly(tenantId, kind, id, before, after, now) : swapRow(tenantId, kind, id, before, after, now, expiresAt));
       return Number(result.numAffectedRows ?? 0) > 0;
     },
 

@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleId } from '../src/crypto/handles.js';
+import { OAuthError } from '../src/oauth/errors.js';
+import { REFRESH_TOKEN_IDLE_SECONDS, refreshTokenStore, type RefreshTokenData } from '../src/oauth/refresh-tokens.js';
+import type { Storage } from '../src/storage/storage.js';
+import { testDatabase, type TestDatabase } from './support/databases.js';
+import { DIALECTS } from './support/services.js';
+
+const DAY = 86_400_000;
+
+/**
+ * Refresh-token chains on a clock the test moves: a chain dies after the idle lifetime without use, and lives on
+ * as long as it is used in time; the row's expiry column only moves when a rotation would pass it. The token
+ * endpoint tests (token-user-grants.test.ts) cover the same store over HTTP on the real clock.
+ */
+describe.each(DIALECTS)('refresh-token chain lifetimes (%s)', (dialect) => {
+  let database: TestDatabase;
+  let storage: Storage;
+  const tenant = 'tenant-refresh-lifetime';
+  const start = Date.UTC(2030, 0, 1);
+  let clock = start;
+  const handleKey = randomBytes(32);
+  const grant: RefreshTokenData = { client_id: 'client-1', user_id: 'user-1', scopes: ['openid', 'offline_access'], audience: null, auth_time: start / 1000, sid: null };
+
+  beforeAll(async () => {
+    database = testDatabase(dialect);
+    storage = await database.open();
+    await storage.tenants.insertIfMissing(tenant, {}, new Date(start).toISOString());
+  });
+  afterAll(async () => {
+    await storage?.close();
+    await database?.cleanup();
+  });
+
+  const store = () => refreshTokenStore({ storage, tenantId: tenant, handleKey, now: () => new Date(clock) });
+  const row = (token: string) => storage.artifacts.get<{ idle_expires_at?: string }>(tenant, 'refresh_token', token.split('.')[0] ?? '');
+  const rotate = async (token: string) => (await store().redeem('client-1', token)).rotate();
+  const refused = async (token: string) => {
+    const error = await store().redeem('client-1', token).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(OAuthError);
+    expect((error as OAuthError).error).toBe('invalid_grant');
+  };
+
+  it('lives on while it is used within the idle lifetime, moving its row expiry only when a rotation would pass it', async () => {
+    clock = start;
+    let token = await store().create(grant, 'family-used');
+    const created = await row(token);
+    expect(created?.data.idle_expires_at).toBe(new Date(start + 30 * DAY).toISOString());
+    expect(created?.expiresAt).toBe(new Date(start + 60 * DAY).toISOString());
+
+    clock = start + 20 * DAY;
+    token = await rotate(token);
+    const rotated = await row(token);
+    expect(rotated?.data.idle_expires_at).toBe(new Date(clock + 30 * DAY).toISOString());
+    // Day 50 is still before the horizon (day 60): only the data was written.
+    expect(rotated?.expiresAt).toBe(created?.expiresAt);
+
+    clock = start + 40 * DAY;
+    token = await rotate(token);
+    // Day 70 would pass the horizon: it moves to 60 days from now.
+    expect((await row(token))?.expiresAt).toBe(new Date(clock + 60 * DAY).toISOString());
+
+    // Used every 25 days, the chain outlives several idle lifetimes and horizons.
+    for (let day = 65; day <= 240; day += 25) {
+      clock = start + day * DAY;
+      token = await rotate(token);
+    }
+    const late = await row(token);
+    expect(late?.consumedAt).toBeNull();
+    expect((late?.expiresAt ?? '') > (late?.data.idle_expires_at ?? '')).toBe(true);
+  });
+
+  it('is refused once it has been idle for the idle lifetime, without revoking anything', async () => {
+    clock = start;
+    const token = await store().create(grant, 'family-idle');
+    clock = start + REFRESH_TOKEN_IDLE_SECONDS * 1000 - 1000;
+    const next = await rotate(token);
+    clock += REFRESH_TOKEN_IDLE_SECONDS * 1000;
+    // The idle expiry has passed, the row's horizon has not: the data decides.
+    expect((await row(next))?.expiresAt ?? '').toBeTruthy();
+    expect(new Date((await row(next))?.expiresAt ?? '').getTime()).toBeGreaterThan(clock);
+    await refused(next);
+    expect((await row(next))?.consumedAt).toBeNull();
+    // One second earlier it was still good.
+    clock -= 1000;
+    expect(typeof (await rotate(next))).toBe('string');
+  });
+
+  it('still redeems a chain stored before idle expiry moved into the data, and gives it a horizon on its first rotation', async () => {
+    clock = start;
+    const secret = randomBytes(32).toString('base64url');
+    const chainId = randomBytes(16).toString('base64url');
+    await storage.artifacts.insert(tenant, 'refresh_token', {
+      id: chainId,
+      family: 'family-earlier',
+      subject: 'user-1',
+      data: { ...grant, secret: handleId(handleKey, secret) },
+      createdAt: new Date(start).toISOString(),
+      // The earlier layout: the column was the idle expiry, moved on by every rotation.
+      expiresAt: new Date(start + 10 * DAY).toISOString(),
+    });
+    clock = start + 5 * DAY;
+    const next = await rotate(`${chainId}.${secret}`);
+    const stored = await row(next);
+    expect(stored?.data.idle_expires_at).toBe(new Date(clock + 30 * DAY).toISOString());
+    expect(stored?.expiresAt).toBe(new Date(clock + 60 * DAY).toISOString());
+
+    // An earlier-layout chain past its column expiry is refused.
+    const lateSecret = randomBytes(32).toString('base64url');
+    const lateId = randomBytes(16).toString('base64url');
+    await storage.artifacts.insert(tenant, 'refresh_token', {
+      id: lateId,
+      family: 'family-earlier-late',
+      subject: 'user-1',
+      data: { ...grant, secret: handleId(handleKey, lateSecret) },
+      createdAt: new Date(start).toISOString(),
+      expiresAt: new Date(start + DAY).toISOString(),
+    });
+    await refused(`${lateId}.${lateSecret}`);
+  });
+});
