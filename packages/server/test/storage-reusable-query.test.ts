@@ -53,4 +53,31 @@ describe.each(DIALECTS)('reusable queries (%s)', (dialect) => {
     );
     await expect(inlined('t-a', 'x')).rejects.toThrow(/each of the 2 arguments must be a bound parameter/);
   });
+
+  it('keeps a statement made outside a transaction out of it, while the transaction waits in between its statements', async () => {
+    // On SQLite the hot queries run straight on the one connection; while a transaction holds it they must wait.
+    let inside!: () => void;
+    const insideReached = new Promise<void>((resolve) => (inside = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const rolledBack = storage.transaction(async (repos) => {
+      await repos.artifacts.insert('t-a', 'otp', { id: 'in-tx', data: {}, createdAt: at(0), expiresAt: at(90) });
+      inside();
+      await released;
+      throw new Error('roll back');
+    });
+    await insideReached;
+    // Neither reads the transaction's uncommitted row nor writes into the transaction.
+    const outside = Promise.all([
+      storage.artifacts.get('t-a', 'otp', 'in-tx'),
+      storage.artifacts.insert('t-a', 'otp', { id: 'outside-tx', data: {}, createdAt: at(0), expiresAt: at(90) }),
+    ]);
+    release();
+    await expect(rolledBack).rejects.toThrow('roll back');
+    const [seen, inserted] = await outside;
+    expect(seen).toBeUndefined();
+    expect(inserted).toBe(true);
+    expect(await storage.artifacts.get('t-a', 'otp', 'in-tx')).toBeUndefined();
+    expect(await storage.artifacts.get('t-a', 'otp', 'outside-tx')).toMatchObject({ id: 'outside-tx', consumedAt: null });
+  });
 });

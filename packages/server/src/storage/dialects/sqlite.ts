@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { Kysely, SqliteDialect, sql, type CompiledQuery, type QueryResult, type SqliteDatabase } from 'kysely';
+import { registerDirectExecution } from '../direct-execution.js';
 import type { Database } from '../schema.js';
 import type { StorageDialect } from './dialect.js';
 
@@ -14,7 +15,7 @@ const STATEMENT_CACHE_SIZE = 500;
  * text is prepared once and reused. SQLite re-prepares a cached statement itself if the schema changes, and
  * every statement is run to completion before the next query starts (nothing here streams), so sharing is safe.
  */
-function withStatementCache(connection: BetterSqlite3.Database): SqliteDatabase {
+function withStatementCache(connection: BetterSqlite3.Database): SqliteDatabase & { prepare(sql: string): BetterSqlite3.Statement } {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => connection.close(),
@@ -33,6 +34,17 @@ function withStatementCache(connection: BetterSqlite3.Database): SqliteDatabase 
   };
 }
 
+/**
+ * A compiled query run straight on the connection, answered as Kysely's SQLite driver answers it. better-sqlite3
+ * runs a statement synchronously, so outside a transaction nothing else can be using the connection meanwhile.
+ */
+function runNow(database: { prepare(sql: string): BetterSqlite3.Statement }, query: CompiledQuery): QueryResult<unknown> {
+  const statement = database.prepare(query.sql);
+  if (statement.reader) return { rows: statement.all(query.parameters) };
+  const { changes, lastInsertRowid } = statement.run(query.parameters);
+  return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+}
+
 export function openSqlite(path: string): StorageDialect {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const connection = new BetterSqlite3(path);
@@ -41,13 +53,19 @@ export function openSqlite(path: string): StorageDialect {
   connection.pragma('busy_timeout = 5000');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  const cached = withStatementCache(connection);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  // Transactions begun and not yet ended (waiting for the connection counts): while one is, the connection belongs to
+  // it, and a statement run straight on it would become part of that transaction.
+  let transactions = 0;
+  registerDirectExecution(db, (query) => (transactions === 0 ? runNow(cached, query) : undefined));
 
   // BEGIN IMMEDIATE takes the write lock up front. A deferred transaction that reads and then writes fails at once
   // with SQLITE_BUSY_SNAPSHOT when another process committed in between (the busy timeout does not apply to
   // that case); taking the lock first makes other processes wait their turn instead. In one process the single
   // connection already serialises everything, so this costs nothing there.
   function immediate<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    transactions += 1;
     return db.connection().execute(async (conn) => {
       await sql`begin immediate`.execute(conn);
       try {
@@ -58,6 +76,8 @@ export function openSqlite(path: string): StorageDialect {
         await sql`rollback`.execute(conn);
         throw error;
       }
+    }).finally(() => {
+      transactions -= 1;
     });
   }
 

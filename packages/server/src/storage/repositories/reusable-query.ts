@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { directExecution } from '../direct-execution.js';
 
 /** Stands for the argument at `index` while a query is compiled once. */
 class Slot {
@@ -20,6 +21,7 @@ export function reusableQuery<DB, Args extends readonly unknown[], Row>(
   build: (...args: Args) => Compilable<Row>,
 ): (...args: Args) => Promise<QueryResult<Row>> {
   let compiled: CompiledQuery<Row> | undefined;
+  const direct = directExecution(db);
   return async (...args) => {
     if (compiled === undefined) {
       const slots = Array.from({ length: arity }, (_, index) => new Slot(index)) as unknown as Args;
@@ -30,6 +32,7 @@ export function reusableQuery<DB, Args extends readonly unknown[], Row>(
       }
     }
     const parameters = compiled.parameters.map((parameter) => (parameter instanceof Slot ? args[parameter.index] : parameter));
-    return db.executeQuery<Row>({ ...compiled, parameters });
+    const query = { ...compiled, parameters };
+    return (direct?.(query) as QueryResult<Row> | undefined) ?? db.executeQuery<Row>(query);
   };
 }
