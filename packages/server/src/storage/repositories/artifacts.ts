@@ -78,27 +78,22 @@ export function artifactsRepository(db: Kysely<Database>) {
         .onConflict((oc) => oc.doNothing()),
   );
 
-  const swapDataOnly = reusableQuery(db, 6, (tenantId: string, kind: ArtifactKind, id: string, expected: string, next: string, now: string) =>
+  /** The update of a live row whose data is still `expected`: the compare-and-swap of `swap`, with or without the expiry. */
+  const liveSwap = (tenantId: string, kind: ArtifactKind, id: string, expected: string, now: string, set: { data: string; expires_at?: string }) =>
     db
       .updateTable('artifacts')
-      .set({ data: next })
+      .set(set)
       .where('tenant_id', '=', tenantId)
       .where('kind', '=', kind)
       .where('id', '=', id)
       .where('data', '=', expected)
       .where('consumed_at', 'is', null)
-      .where('expires_at', '>', now)
+      .where('expires_at', '>', now);
+  const swapDataOnly = reusableQuery(db, 6, (tenantId: string, kind: ArtifactKind, id: string, expected: string, next: string, now: string) =>
+    liveSwap(tenantId, kind, id, expected, now, { data: next }),
   );
   const swapRow = reusableQuery(db, 7, (tenantId: string, kind: ArtifactKind, id: string, expected: string, next: string, now: string, expiresAt: string) =>
-    db
-      .updateTable('artifacts')
-      .set({ data: next, expires_at: expiresAt })
-      .where('tenant_id', '=', tenantId)
-      .where('kind', '=', kind)
-      .where('id', '=', id)
-      .where('data', '=', expected)
-      .where('consumed_at', 'is', null)
-      .where('expires_at', '>', now)
+    liveSwap(tenantId, kind, id, expected, now, { data: next, expires_at: expiresAt }),
   );
 
   const repository = {
