@@ -57,13 +57,13 @@ function failedAuthentication(method: ClientAuthMethod): InvalidClient {
   return new InvalidClient('Client authentication failed.', method === 'client_secret_basic');
 }
 
-/** The key- and certificate-based methods a client configured; when there are any, they are its only ones. */
 const NO_METHODS: ReadonlySet<string> = new Set();
 
+/** The key- and certificate-based methods a client configured; when there are any, they are its only ones. */
 function keyMethods(data: ClientData): ReadonlySet<string> {
   // Most clients configure none: no Set is built for them on every token request.
   if (data.client_authentication_methods === undefined || data.client_authentication_methods === null) return NO_METHODS;
-  return new Set(Object.entries(data.client_authentication_methods ?? {}).flatMap(([method, entry]) => ((entry?.credentials.length ?? 0) > 0 ? [method] : [])));
+  return new Set(Object.entries(data.client_authentication_methods).flatMap(([method, entry]) => ((entry?.credentials.length ?? 0) > 0 ? [method] : [])));
 }
 
 /** The client a bare assertion names (RFC 7523 lets `client_id` be left out): its unverified `iss`. */

@@ -161,8 +161,8 @@ export function artifactsRepository(db: Kysely<Database>) {
     /**
      * Compare-and-swap: replaces the data (and the expiry, when one is given) of a live artifact only if its data is
      * still `expected` (as read before). Of two concurrent callers that read the same state exactly one succeeds;
-     * false otherwise. Leaving the expiry alone is the cheaper write: the expiry index is not touched (a rotation
-     * took about half the time in bench/, SQLite).
+     * false otherwise. Leaving the expiry alone is the cheaper write: the expiry index is not touched (on SQLite about
+     * half the time of a refresh-token rotation on a large table).
      */
     async swap<Data>(tenantId: string, kind: ArtifactKind, id: string, expected: Data, next: Data, now: string, expiresAt?: string): Promise<boolean> {
       const before = toJson(expected);
