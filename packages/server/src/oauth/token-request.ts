@@ -29,7 +29,8 @@ function stringParam(body: Readonly<Record<string, unknown>>, name: string): str
 /** The client-authentication parameters of a token or revocation request body. */
 export function clientCredentialsOf(body: Readonly<Record<string, unknown>>, transport: Pick<ClientCredentialsInput, 'authorization' | 'edge'>): ClientCredentialsInput {
   return {
-    ...transport,
+    authorization: transport.authorization,
+    edge: transport.edge,
     clientId: stringParam(body, 'client_id'),
     clientSecret: stringParam(body, 'client_secret'),
     clientAssertion: stringParam(body, 'client_assertion'),

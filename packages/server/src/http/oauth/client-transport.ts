@@ -6,15 +6,17 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** The client authentication a request carries outside its body: Basic credentials and an edge-forwarded certificate. */
-export function clientTransport(request: FastifyRequest): Pick<ClientCredentialsInput, 'authorization' | 'edge'>;
-export function clientTransport(request: FastifyRequest, ip: string): Pick<ClientCredentialsInput, 'authorization' | 'edge'> & { ip: string };
-export function clientTransport(request: FastifyRequest, ip?: string): Pick<ClientCredentialsInput, 'authorization' | 'edge'> & { ip?: string } {
+export type ClientTransport = Pick<ClientCredentialsInput, 'authorization' | 'edge'> & { ip: string };
+
+/**
+ * What a request carries about its client outside its body: Basic credentials, an edge-forwarded certificate and
+ * the address. Built field by field: a literal with a conditional spread cost measurable time per token request.
+ */
+export function clientTransport(request: FastifyRequest): ClientTransport {
   const certificate = header(request, 'client-certificate');
-  const transport: Pick<ClientCredentialsInput, 'authorization' | 'edge'> & { ip?: string } = { authorization: request.headers.authorization };
+  const transport: ClientTransport = { authorization: request.headers.authorization, ip: request.ip };
   if (certificate !== undefined) {
     transport.edge = { certificate, apiKey: header(request, 'cname-api-key'), caVerified: header(request, 'client-certificate-ca-verified') };
   }
-  if (ip !== undefined) transport.ip = ip;
   return transport;
 }

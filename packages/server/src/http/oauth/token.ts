@@ -54,7 +54,7 @@ export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         },
         async (request, reply) => {
           reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
-          return handleTokenRequest(request.body, clientTransport(request, request.ip), deps);
+          return handleTokenRequest(request.body, clientTransport(request), deps);
         },
       );
     }
