@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createLogger } from './log.js';
+import { artifactSweeper, type ArtifactSweeper } from './services/artifact-sweeper.js';
 import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
@@ -84,6 +85,8 @@ export interface Registry {
   /** The Authentication API's limiter of one endpoint (route path), counting per client IP address. */
   authLimiter(path: string): RateLimiter;
   bootstrapResult: BootstrapResult;
+  /** Deletes expired artifacts every `LATCHKEY_SWEEP_SECONDS`. */
+  sweeper: ArtifactSweeper;
   now: () => Date;
   close(): Promise<void>;
 }
@@ -139,6 +142,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const sealedConnectionSecrets = connectionSecrets(secret.key('connection-secret-seal'));
     const transactions = loginTransactions({ storage, tenantId, handleKey, now });
     const certificates = signingCertificates(keys, new URL(config.issuer).hostname);
+    const sweeper = artifactSweeper({ storage, intervalSeconds: config.sweepSeconds, now, log });
+    sweeper.start();
     return {
       config,
       log,
@@ -212,8 +217,10 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         return limiter;
       },
       bootstrapResult,
+      sweeper,
       now,
       async close() {
+        await sweeper.stop();
         redis?.disconnect();
         await delivery.close();
         await storage.close();

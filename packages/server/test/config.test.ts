@@ -55,6 +55,13 @@ describe('loadConfig', () => {
     expect(error.variable).toBe('LATCHKEY_EDGE_API_KEY');
   });
 
+  it('sweeps expired artifacts every ten minutes unless LATCHKEY_SWEEP_SECONDS says otherwise (0 is off)', () => {
+    expect(loadConfig({}).sweepSeconds).toBe(600);
+    expect(loadConfig({ LATCHKEY_SWEEP_SECONDS: '0' }).sweepSeconds).toBe(0);
+    expect(loadConfig({ LATCHKEY_SWEEP_SECONDS: '86400' }).sweepSeconds).toBe(86_400);
+    for (const bad of ['-1', '1.5', 'hourly', '86401']) expect(configError({ LATCHKEY_SWEEP_SECONDS: bad }).variable).toBe('LATCHKEY_SWEEP_SECONDS');
+  });
+
   it('reads the delivery settings and names the variable of a bad one', () => {
     expect(loadConfig({}).delivery).toEqual({ smtpUrl: undefined, mailFrom: 'Latchkey <no-reply@localhost>', smsUrl: undefined, smsToken: undefined, smsFrom: 'Latchkey' });
     const configured = loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465', LATCHKEY_SMS_URL: 'https://sms.example.com/send', LATCHKEY_SMS_TOKEN: 't' });

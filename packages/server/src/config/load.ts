@@ -22,6 +22,8 @@ export interface Config {
   /** Authentication API: per endpoint and IP address, with per-path exceptions. */
   authRateLimit: { default: RateLimitSpec; byPath: ReadonlyMap<string, RateLimitSpec> };
   configCacheSeconds: number;
+  /** Seconds between sweeps of expired artifacts; 0 turns sweeping off. */
+  sweepSeconds: number;
   /** E-mail and SMS delivery; unset channels write to the local outbox. */
   delivery: {
     smtpUrl: string | undefined;
@@ -150,6 +152,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^\d+$/.test(cacheRaw) || Number(cacheRaw) > 300) {
     throw new ConfigError('LATCHKEY_CONFIG_CACHE_SECONDS', `expected whole seconds 0-300, got "${cacheRaw}"`);
   }
+  const sweepRaw = read(env, 'LATCHKEY_SWEEP_SECONDS') ?? '600';
+  if (!/^\d+$/.test(sweepRaw) || Number(sweepRaw) > 86_400) {
+    throw new ConfigError('LATCHKEY_SWEEP_SECONDS', `expected whole seconds 0-86400, got "${sweepRaw}"`);
+  }
   const edgeApiKey = read(env, 'LATCHKEY_EDGE_API_KEY');
   if (edgeApiKey !== undefined && edgeApiKey.length < 32) throw new ConfigError('LATCHKEY_EDGE_API_KEY', 'use at least 32 characters');
   const demoSetting = read(env, 'LATCHKEY_DEMO') ?? 'on';
@@ -179,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     breachedRangeUrl,
     authRateLimit,
     configCacheSeconds: Number(cacheRaw),
+    sweepSeconds: Number(sweepRaw),
     edgeApiKey,
     delivery: {
       smtpUrl,

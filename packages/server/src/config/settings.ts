@@ -95,6 +95,12 @@ export const SETTINGS = [
       'How long a node may keep the configuration it read (clients, APIs, client grants, database connections, tenant settings, rendering configurations) for the token endpoint and the login pages (0-300; 0 reads the database on every request). Changes made through a node apply there at once; other nodes see them within this time.',
   },
   {
+    env: 'LATCHKEY_SWEEP_SECONDS',
+    default: '600',
+    meaning:
+      'Seconds between sweeps that delete expired sessions, login transactions, codes, refresh tokens and attack-protection counters a day after they expired (0-86400; 0 turns sweeping off). Every node sweeps; each statement deletes at most 500 rows.',
+  },
+  {
     env: 'LATCHKEY_EDGE_API_KEY',
     default: '',
     meaning:

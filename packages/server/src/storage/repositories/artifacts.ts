@@ -202,9 +202,21 @@ export function artifactsRepository(db: Kysely<Database>) {
       return Number(result.numUpdatedRows);
     },
 
-    /** Deletes what expired before `now` (any tenant); returns how many rows went. */
-    async sweep(now: string): Promise<number> {
-      const result = await db.deleteFrom('artifacts').where('expires_at', '<=', now).executeTakeFirst();
+    /**
+     * Deletes up to `limit` artifacts (any tenant) that expired at or before `before`; returns how many went. The
+     * limit keeps each statement short: a backlog goes in several statements, not one long write lock.
+     */
+    async sweep(before: string, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('artifacts')
+        .where(({ eb, refTuple, selectFrom }) =>
+          eb(
+            refTuple('tenant_id', 'kind', 'id'),
+            'in',
+            selectFrom('artifacts').select(['tenant_id', 'kind', 'id']).where('expires_at', '<=', before).limit(limit).$asTuple('tenant_id', 'kind', 'id'),
+          ),
+        )
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

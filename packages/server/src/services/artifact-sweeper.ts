@@ -1,0 +1,76 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Storage } from '../storage/storage.js';
+
+/**
+ * Expired artifacts are kept this long before they are deleted. Readers already treat an expired artifact as absent;
+ * keeping the row a while longer lets a code replayed soon after it expired still revoke what it issued
+ * (grants/authorization-code.ts), and leaves recent history for an operator to look at.
+ */
+export const SWEEP_RETENTION_SECONDS = 86_400;
+
+/** Rows deleted per statement; a backlog is deleted in several statements with the event loop free in between. */
+export const SWEEP_BATCH = 500;
+
+export interface ArtifactSweeperDeps {
+  storage: Pick<Storage, 'artifacts'>;
+  /** Seconds between the end of one sweep and the start of the next. */
+  intervalSeconds: number;
+  now: () => Date;
+  log: Pick<Logger, 'info' | 'warn'>;
+  batch?: number;
+}
+
+/**
+ * Deletes expired sessions, login transactions, codes, refresh-token chains and counters in the background, so that
+ * the artifacts table holds what is live (and a day of history) instead of every login ever made. Every node runs
+ * one; two nodes sweeping at once delete disjoint or already-deleted rows, which is harmless. The timer does not keep
+ * the process alive, and `stop` waits for a sweep in progress.
+ */
+export function artifactSweeper(deps: ArtifactSweeperDeps) {
+  const batch = deps.batch ?? SWEEP_BATCH;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  /** One sweep: batches until one deletes fewer rows than the batch size. Returns how many rows went. */
+  async function sweepNow(): Promise<number> {
+    const before = new Date(deps.now().getTime() - SWEEP_RETENTION_SECONDS * 1000).toISOString();
+    let total = 0;
+    for (;;) {
+      const deleted = await deps.storage.artifacts.sweep(before, batch);
+      total += deleted;
+      if (deleted < batch || stopped) return total;
+      await yieldToEventLoop();
+    }
+  }
+
+  function schedule() {
+    timer = setTimeout(() => {
+      running = sweepNow()
+        .then((deleted) => {
+          if (deleted > 0) deps.log.info({ deleted }, 'expired artifacts deleted');
+        })
+        .catch((error: unknown) => deps.log.warn({ err: error }, 'sweeping expired artifacts failed; trying again later'))
+        .finally(() => {
+          running = undefined;
+          if (!stopped) schedule();
+        });
+    }, deps.intervalSeconds * 1000);
+    timer.unref();
+  }
+
+  return {
+    sweepNow,
+    start() {
+      if (deps.intervalSeconds > 0 && !stopped && timer === undefined) schedule();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+export type ArtifactSweeper = ReturnType<typeof artifactSweeper>;
