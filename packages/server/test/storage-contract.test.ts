@@ -316,6 +316,29 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       await repo().update(tenantA, id, { columns: spec.columns(4) });
     });
 
+    it('modify from a record read earlier: writes when it is still stored, re-reads when it changed meanwhile', async () => {
+      const id = `${spec.table}-2`;
+      await repo().update(tenantA, id, { data: { name: 'read earlier', count: 1 } });
+      const read = await repo().get(tenantA, id);
+      if (!read) throw new Error('record missing');
+      const bump = (current: typeof read) => ({ data: { ...current.data, count: (current.data.count ?? 0) + 1 } });
+
+      expect((await repo().modify(tenantA, id, bump, read))?.data).toEqual({ name: 'read earlier', count: 2 });
+      expect((await repo().get(tenantA, id))?.data).toEqual({ name: 'read earlier', count: 2 });
+      // `read` is stale now (count 1): the change runs again on the stored document instead of overwriting it.
+      const seen: unknown[] = [];
+      const again = await repo().modify(tenantA, id, (current) => (seen.push(current.data.count), bump(current)), read);
+      expect(seen).toEqual([1, 2]);
+      expect(again?.data).toEqual({ name: 'read earlier', count: 3 });
+      expect((await repo().get(tenantA, id))?.data.count).toBe(3);
+      // Nothing to change answers with the stored record, not the stale one.
+      expect((await repo().modify(tenantA, id, () => undefined, read))?.data.count).toBe(3);
+      // A record of another id, or of a row removed meanwhile, is not written over anything.
+      expect((await repo().modify(tenantA, `${spec.table}-1`, (current) => ({ data: { ...current.data } }), read))?.id).toBe(`${spec.table}-1`);
+      expect((await repo().get(tenantA, `${spec.table}-1`))?.data.name).not.toBe('read earlier');
+      expect(await repo().modify(tenantA, 'missing', bump, { ...read, id: 'missing' })).toBeUndefined();
+    });
+
     it('removes by id and by column values, only in the given tenant', async () => {
       expect(await repo().remove(tenantA, `${spec.table}-3`)).toBe(true);
       expect(await repo().remove(tenantA, `${spec.table}-3`)).toBe(false);

@@ -94,9 +94,13 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
     await deps.protection.succeeded({ identifier: name, ip: input.ip });
     const at = deps.now().toISOString();
     // Counted on the stored document as it is now: a change made while the password was being checked (an
-    // administrator's block or metadata) is kept, and a block still refuses this login.
-    const counted = await storage.users.modify(tenantId, account.id, (current) =>
-      current.data.blocked ? undefined : { data: { ...current.data, logins_count: current.data.logins_count + 1, last_login: at } },
+    // administrator's block or metadata) is kept, and a block still refuses this login. The record read before
+    // the check is tried first; the write holds only if the document did not change since.
+    const counted = await storage.users.modify(
+      tenantId,
+      account.id,
+      (current) => (current.data.blocked ? undefined : { data: { ...current.data, logins_count: current.data.logins_count + 1, last_login: at } }),
+      account === record ? record : undefined,
     );
     if (!counted) return { ok: false, reason: 'wrong_credentials' };
     if (counted.data.blocked) return { ok: false, reason: 'blocked' };
