@@ -132,6 +132,20 @@ describe.each(DIALECTS)('artifacts repository (%s)', (dialect) => {
     expect(await storage.artifacts.get(tenant, 'otp', 'r2')).toBeDefined();
   });
 
+  it('reads two artifacts in one call, in the order asked, each only in its own kind and tenant', async () => {
+    await storage.artifacts.insert(tenant, 'user_block', { id: 'pair-a', data: { which: 'block' }, createdAt: at(0), expiresAt: at(100) });
+    await storage.artifacts.insert(tenant, 'ip_failures', { id: 'pair-b', data: { which: 'ip' }, createdAt: at(0), expiresAt: at(5) });
+    await storage.artifacts.insert('tenant-other', 'ip_failures', { id: 'pair-a', data: { which: 'other tenant' }, createdAt: at(0), expiresAt: at(100) });
+    const [block, ip] = await storage.artifacts.getTwo<{ which: string }, { which: string }>(tenant, ['user_block', 'pair-a'], ['ip_failures', 'pair-b']);
+    expect([block?.data.which, ip?.data.which, ip?.expiresAt]).toEqual(['block', 'ip', at(5)]);
+    const [swapped, again] = await storage.artifacts.getTwo<{ which: string }, { which: string }>(tenant, ['ip_failures', 'pair-b'], ['user_block', 'pair-a']);
+    expect([swapped?.data.which, again?.data.which]).toEqual(['ip', 'block']);
+    // Kind and id go together: no cross matches, and nothing from another tenant.
+    expect(await storage.artifacts.getTwo(tenant, ['user_block', 'pair-b'], ['ip_failures', 'pair-a'])).toEqual([undefined, undefined]);
+    const [missing, present] = await storage.artifacts.getTwo<unknown, { which: string }>(tenant, ['user_block', 'nope'], ['ip_failures', 'pair-b']);
+    expect([missing, present?.data.which]).toEqual([undefined, 'ip']);
+  });
+
   it('removes one artifact, and sweeps only expired ones', async () => {
     await storage.artifacts.insert(tenant, 'otp', { id: 'gone', data: {}, createdAt: at(0), expiresAt: at(100) });
     expect(await storage.artifacts.remove(tenant, 'otp', 'gone')).toBe(true);

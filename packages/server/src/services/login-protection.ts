@@ -80,15 +80,24 @@ export function loginProtection(deps: LoginProtectionDeps) {
     /** Before the password is checked: is this account blocked from this address, or the address throttled? */
     async gate(input: { identifier: string; ip: string }): Promise<LoginGate> {
       const now = deps.now();
+      const at = now.toISOString();
       const bruteForce = await deps.settings.get('brute-force-protection');
-      if (bruteForce.enabled && bruteForce.shields.includes('block') && !bruteForce.allowlist.includes(input.ip)) {
-        if (live(await storage.artifacts.get(tenantId, 'user_block', pairKey(bruteForce.mode, input.identifier, input.ip)), now.toISOString())) return 'blocked';
-      }
       const throttling = await deps.settings.get('suspicious-ip-throttling');
-      if (throttling.enabled && throttling.shields.includes('block') && !throttling.allowlist.includes(input.ip)) {
+      const blockKey =
+        bruteForce.enabled && bruteForce.shields.includes('block') && !bruteForce.allowlist.includes(input.ip) ? pairKey(bruteForce.mode, input.identifier, input.ip) : undefined;
+      const throttled = throttling.enabled && throttling.shields.includes('block') && !throttling.allowlist.includes(input.ip);
+      // With both protections on (the default), both rows come in one statement.
+      const [block, ipFailures] =
+        blockKey !== undefined && throttled
+          ? await storage.artifacts.getTwo<UserBlock, FailureCount>(tenantId, ['user_block', blockKey], ['ip_failures', ipKey(input.ip)])
+          : [
+              blockKey !== undefined ? await storage.artifacts.get<UserBlock>(tenantId, 'user_block', blockKey) : undefined,
+              throttled ? await storage.artifacts.get<FailureCount>(tenantId, 'ip_failures', ipKey(input.ip)) : undefined,
+            ];
+      if (live(block, at)) return 'blocked';
+      if (throttled) {
         const stage = throttling.stage['pre-login'];
-        const stored = live(await storage.artifacts.get<FailureCount>(tenantId, 'ip_failures', ipKey(input.ip)), now.toISOString());
-        if (ipCount(stored?.data, stage.rate, now.getTime()) >= stage.max_attempts) return 'ip_throttled';
+        if (ipCount(live(ipFailures, at)?.data, stage.rate, now.getTime()) >= stage.max_attempts) return 'ip_throttled';
       }
       return undefined;
     },

@@ -57,6 +57,15 @@ export function artifactsRepository(db: Kysely<Database>) {
 
   // Compiled once (reusable-query.ts): these run several times in every login, code exchange and refresh.
   const selectById = reusableQuery(db, 3, (tenantId: string, kind: ArtifactKind, id: string) => scoped(tenantId, kind).where('id', '=', id));
+  const selectTwo = reusableQuery(db, 5, (tenantId: string, firstKind: ArtifactKind, firstId: string, secondKind: ArtifactKind, secondId: string) =>
+    db
+      .selectFrom('artifacts')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where((eb) =>
+        eb.or([eb.and([eb('kind', '=', firstKind), eb('id', '=', firstId)]), eb.and([eb('kind', '=', secondKind), eb('id', '=', secondId)])]),
+      ),
+  );
   const consumeRow = reusableQuery(db, 4, (tenantId: string, kind: ArtifactKind, id: string, now: string) =>
     db
       .updateTable('artifacts')
@@ -125,6 +134,19 @@ export function artifactsRepository(db: Kysely<Database>) {
     async get<Data>(tenantId: string, kind: ArtifactKind, id: string): Promise<Artifact<Data> | undefined> {
       const [row] = (await selectById(tenantId, kind, id)).rows;
       return row && toArtifact<Data>(row);
+    },
+
+    /** Two artifacts, live or not, read in one statement (one round trip on PostgreSQL), in the order asked. */
+    async getTwo<First, Second>(
+      tenantId: string,
+      first: readonly [ArtifactKind, string],
+      second: readonly [ArtifactKind, string],
+    ): Promise<[Artifact<First> | undefined, Artifact<Second> | undefined]> {
+      const { rows } = await selectTwo(tenantId, first[0], first[1], second[0], second[1]);
+      const find = (kind: ArtifactKind, id: string) => rows.find((row) => row.kind === kind && row.id === id);
+      const one = find(...first);
+      const two = find(...second);
+      return [one && toArtifact<First>(one), two && toArtifact<Second>(two)];
     },
 
     /** Live (unconsumed, unexpired) artifacts of a family or a subject. */
