@@ -6,7 +6,7 @@ import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired, OAuthErro
 import type { LoginTickets } from '../login-tickets.js';
 import type { UserGrantServices } from '../grants/grant.js';
 import { checkRequest, trustRedirect, UntrustedRequest, type TrustedTarget } from './checks.js';
-import { authorizationResult } from './issue.js';
+import { authorizationResult, type IssuedGrant } from './issue.js';
 import type { AuthorizeRequest, RawParams } from './request.js';
 import { deliver, type AuthorizationAnswer } from './response.js';
 import type { LoginTransaction, LoginTransactions } from './transaction.js';
@@ -59,10 +59,16 @@ export async function sessionServes(session: Session | undefined, request: Autho
   return user !== undefined && !user.data.blocked;
 }
 
-/** Issues the authorization response for an authenticated session. */
-export async function completeAuthorization(request: AuthorizeRequest, client: CachedClient, session: Session, deps: AuthorizeDeps): Promise<AuthorizationAnswer> {
+/** Issues the authorization response for an authenticated session (`issued`: its code, stored already). */
+export async function completeAuthorization(
+  request: AuthorizeRequest,
+  client: CachedClient,
+  session: Session,
+  deps: AuthorizeDeps,
+  issued?: IssuedGrant,
+): Promise<AuthorizationAnswer> {
   await deps.sessions.addClient(session, client.clientId);
-  const result = await authorizationResult(request, client, session.data, deps);
+  const result = await authorizationResult(request, client, session.data, deps, issued);
   return deliver(request.responseMode, request.redirectUri, result);
 }
 

@@ -4,6 +4,7 @@ import type { SessionData } from '../../services/sessions.js';
 import type { CachedClient } from '../config-cache.js';
 import type { UserGrantServices } from '../grants/grant.js';
 import type { AuthorizationCodeData } from '../grants/authorization-code.js';
+import type { Repositories } from '../../storage/repositories/index.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizeRequest } from './request.js';
 
@@ -16,42 +17,62 @@ export interface IssueDeps {
   users: UserGrantServices;
 }
 
+/** The grant id an authorization's code and tokens share, and its code when the response type asks for one. */
+export interface IssuedGrant {
+  grantId: string;
+  code?: string;
+}
+
+/**
+ * Stores the authorization code when the response type asks for one. `repos` lets a caller store it in the same
+ * commit as the session it belongs to.
+ */
+export async function issueCode(
+  request: AuthorizeRequest,
+  client: CachedClient,
+  session: SessionData,
+  deps: IssueDeps,
+  repos: Pick<Repositories, 'artifacts'> = deps.storage,
+): Promise<IssuedGrant> {
+  const grantId = randomId(32);
+  if (!request.responseTypes.includes('code')) return { grantId };
+  const now = deps.users.now();
+  const code = newHandle();
+  const data: AuthorizationCodeData = {
+    client_id: client.clientId,
+    redirect_uri: request.redirectUri,
+    user_id: session.user_id,
+    scopes: request.scopes,
+    audience: request.audience ?? null,
+    nonce: request.nonce ?? null,
+    code_challenge: request.codeChallenge ?? null,
+    auth_time: session.auth_time,
+    sid: session.sid,
+  };
+  await repos.artifacts.insert(deps.tenantId, 'authorization_code', {
+    id: handleId(deps.users.handleKey, code),
+    family: grantId,
+    subject: session.user_id,
+    data,
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + CODE_SECONDS * 1000).toISOString(),
+  });
+  return { grantId, code };
+}
+
 /**
  * The response parameters of a successful authorization: a code and/or tokens as the response type asks,
  * always with `state`. Codes and tokens of one authorization share a grant id, so replaying the code revokes
- * the refresh tokens it led to.
+ * the refresh tokens it led to. `issued` is the code (and grant id) already stored by `issueCode`, if it was.
  */
 export async function authorizationResult(
   request: AuthorizeRequest,
   client: CachedClient,
   session: SessionData,
   deps: IssueDeps,
+  issued?: IssuedGrant,
 ): Promise<Record<string, string | number | undefined>> {
-  const grantId = randomId(32);
-  const now = deps.users.now();
-  let code: string | undefined;
-  if (request.responseTypes.includes('code')) {
-    code = newHandle();
-    const data: AuthorizationCodeData = {
-      client_id: client.clientId,
-      redirect_uri: request.redirectUri,
-      user_id: session.user_id,
-      scopes: request.scopes,
-      audience: request.audience ?? null,
-      nonce: request.nonce ?? null,
-      code_challenge: request.codeChallenge ?? null,
-      auth_time: session.auth_time,
-      sid: session.sid,
-    };
-    await deps.storage.artifacts.insert(deps.tenantId, 'authorization_code', {
-      id: handleId(deps.users.handleKey, code),
-      family: grantId,
-      subject: session.user_id,
-      data,
-      createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + CODE_SECONDS * 1000).toISOString(),
-    });
-  }
+  const { grantId, code } = issued ?? (await issueCode(request, client, session, deps));
   const wantsToken = request.responseTypes.includes('token');
   const wantsIdToken = request.responseTypes.includes('id_token');
   const tokens =
