@@ -153,8 +153,14 @@ async function renderingList(lk: Awaited<ReturnType<typeof startLatchkey>>) {
 }
 
 interface UserFlows {
-  /** The reference: one hash at a time on the server's CPU, what a pinned server runs (one hash per CPU). */
+  /**
+   * The reference: one hash at a time on the server's CPU, what a pinned server runs (one hash per CPU). The best of
+   * a run before the logins and one after them: argon2id is memory-bound, and on a shared host its rate moved by
+   * a fifth between runs minutes apart, so one run alone made the ratio depend on when it happened.
+   */
   rawArgon2: { verifications: number; inFlight: number };
+  /** Both runs of the reference, before and after the logins. */
+  rawArgon2Runs: [number, number];
   /** For the record: four at once on that CPU, as the server ran them before it capped them at one per CPU. */
   rawArgon2FourInFlight: { verifications: number; inFlight: number };
   logins: number;
@@ -197,7 +203,7 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
       name: 'raw-argon2',
       ...(affinity !== undefined ? { cpus: affinity } : {}),
     });
-  const rawArgon2 = await rawArgon2At(1);
+  const rawArgon2Before = await rawArgon2At(1);
   const rawArgon2FourInFlight = await rawArgon2At(4);
   const loops = settings.connections;
   const lk = await startLatchkey(1, affinity);
@@ -208,6 +214,9 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
     const logins = await loopRate((loop) => oneLogin(lk.server.url, setup, loop), loops, settings.seconds, settings.warmupSeconds);
     const floorLogin = await startTarget('floor-login', { port: await freePort(), workers: 1, ...(affinity !== undefined ? { cpus: affinity } : {}), env: {} });
     const floorLogins = await loopRate(() => oneFloorLogin(floorLogin.url, FLOOR_PASSWORD), loops, settings.seconds, settings.warmupSeconds).finally(() => floorLogin.stop());
+    const rawArgon2After = await rawArgon2At(1);
+    const rawArgon2 = rawArgon2After.verifications > rawArgon2Before.verifications ? rawArgon2After : rawArgon2Before;
+    const rawArgon2Runs: [number, number] = [rawArgon2Before.verifications, rawArgon2After.verifications];
     const tokenUrl = `${lk.server.url}/oauth/token`;
     const clientForm = { client_id: setup.clientId, client_secret: setup.clientSecret };
     const passwordGrant = () =>
@@ -243,7 +252,7 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
         ],
         settings,
       )) as [Measurement, Measurement];
-      return { rawArgon2, rawArgon2FourInFlight, logins, refresh: { latchkey: latchkeyRefresh.rps, peer: peerRefresh.rps },
+      return { rawArgon2, rawArgon2Runs, rawArgon2FourInFlight, logins, refresh: { latchkey: latchkeyRefresh.rps, peer: peerRefresh.rps },
         floors: { login: floorLogins, sign: floorSignRefresh.rps, rotation: floorRotationRefresh.rps }, userinfo: { latchkey: latchkeyUserinfo, peer: peerUserinfo } };
     } finally {
       await peer.stop();
@@ -384,7 +393,7 @@ async function main() {
     const ofBare = single.latchkey.rps / single.bare.rps;
     console.log(`    for scale: the bare signing server reached ${(single.bare.rps / rawRate).toFixed(2)} of raw sign under the same load; Latchkey reached ${ofBare.toFixed(2)} of the bare server`);
   }
-  console.log(`  logins/argon2id   ${targets.loginsOfArgon2.value.toFixed(2)} (target ≥ ${TARGETS.loginsOfArgon2}; raw argon2id ${userFlows.rawArgon2.verifications.toFixed(1)} verifications/s, ${userFlows.rawArgon2.inFlight} in flight; ${userFlows.rawArgon2FourInFlight.verifications.toFixed(1)}/s at ${userFlows.rawArgon2FourInFlight.inFlight} in flight)  ${verdict(targets.loginsOfArgon2.met)}`);
+  console.log(`  logins/argon2id   ${targets.loginsOfArgon2.value.toFixed(2)} (target ≥ ${TARGETS.loginsOfArgon2}; raw argon2id ${userFlows.rawArgon2.verifications.toFixed(1)} verifications/s, ${userFlows.rawArgon2.inFlight} in flight, best of ${userFlows.rawArgon2Runs.map((rate) => rate.toFixed(1)).join(' before and ')} after the logins; ${userFlows.rawArgon2FourInFlight.verifications.toFixed(1)}/s at ${userFlows.rawArgon2FourInFlight.inFlight} in flight)  ${verdict(targets.loginsOfArgon2.met)}`);
   console.log(`    for scale: the floor login reached ${(userFlows.floors.login / userFlows.rawArgon2.verifications).toFixed(2)} of raw argon2id`);
   console.log(`  refresh/(raw sign/${REFRESH_SIGNATURES})  ${targets.refreshOfRawPerResponse.value.toFixed(2)} (target ≥ ${TARGETS.refreshOfRawPerResponse})  ${verdict(targets.refreshOfRawPerResponse.met)}`);
   console.log(`    for scale: the floors reached ${(userFlows.floors.sign / rawRate).toFixed(2)} (signature only) and ${(userFlows.floors.rotation / rawRate).toFixed(2)} (with the SQLite rotation) of raw sign`);
