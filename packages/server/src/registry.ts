@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createLogger } from './log.js';
-import { artifactSweeper, type ArtifactSweeper } from './services/artifact-sweeper.js';
+import { artifactSweeper } from './services/artifact-sweeper.js';
 import type { Config } from './config/load.js';
 import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.js';
 import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
@@ -85,8 +85,6 @@ export interface Registry {
   /** The Authentication API's limiter of one endpoint (route path), counting per client IP address. */
   authLimiter(path: string): RateLimiter;
   bootstrapResult: BootstrapResult;
-  /** Deletes expired artifacts every `LATCHKEY_SWEEP_SECONDS`. */
-  sweeper: ArtifactSweeper;
   now: () => Date;
   close(): Promise<void>;
 }
@@ -142,6 +140,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const sealedConnectionSecrets = connectionSecrets(secret.key('connection-secret-seal'));
     const transactions = loginTransactions({ storage, tenantId, handleKey, now });
     const certificates = signingCertificates(keys, new URL(config.issuer).hostname);
+    // Deletes expired artifacts every LATCHKEY_SWEEP_SECONDS until `close()`.
     const sweeper = artifactSweeper({ storage, intervalSeconds: config.sweepSeconds, now, log });
     sweeper.start();
     return {
@@ -217,7 +216,6 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         return limiter;
       },
       bootstrapResult,
-      sweeper,
       now,
       async close() {
         await sweeper.stop();
