@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { completeAuthorization, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
-import { issueCode } from '../../oauth/authorize/issue.js';
+import { startSession, type SignedInUser } from '../../oauth/authorize/sign-in.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { CachedClient } from '../../oauth/config-cache.js';
 import type { Registry } from '../../registry.js';
@@ -89,18 +89,17 @@ export async function finishLogin(
   request: FastifyRequest,
   reply: FastifyReply,
   open: OpenTransaction,
-  user: { userId: string; connection: string; amr: string[] },
+  user: SignedInUser,
 ): Promise<FastifyReply> {
-  // One commit: the transaction is spent exactly when the browser's earlier session is replaced by the new one,
-  // and the authorization code (when the application asked for one) is stored with them. A failure in between
-  // leaves the transaction open and the old session as it was, not a spent login without a session.
+  // The transaction is spent in the commit that replaces the browser's earlier session and stores the code.
   const deps = authorizeDeps(registry);
   const { saml, request: authorization } = open.transaction;
-  const created = await registry.storage.transaction(async (repos) => {
-    if (!(await registry.transactions.complete(open.handle, repos))) return undefined;
-    await registry.sessions.end(sessionHandle(request), repos);
-    const started = await registry.sessions.create({ ...user, clientId: open.client.clientId }, repos);
-    return { ...started, issued: saml ? undefined : await issueCode(authorization, open.client, started.session.data, deps, repos) };
+  const created = await startSession(deps, {
+    client: open.client,
+    // A login for a SAML service provider is answered with a signed SAML response, not a code.
+    authorization: saml ? undefined : authorization,
+    earlierSession: sessionHandle(request),
+    user: async (repos) => ((await registry.transactions.complete(open.handle, repos)) ? user : undefined),
   });
   if (!created) {
     return sendErrorPage(registry, reply, 400, 'invalid_request', 'This login was already completed. Go back to the application.', open.client);
@@ -108,7 +107,6 @@ export async function finishLogin(
   const { handle, session, issued } = created;
   clearTransactionCookie(registry, reply, open.transaction.publicId);
   setSessionCookie(registry, reply, handle);
-  // A login for a SAML service provider is answered with a signed SAML response instead.
   if (saml) return sendSamlAnswer(registry, reply, open.client, saml, session);
   return sendAnswer(reply, await completeAuthorization(authorization, open.client, session, deps, issued));
 }

@@ -8,6 +8,7 @@ import type { UserGrantServices } from '../grants/grant.js';
 import { checkRequest, trustRedirect, UntrustedRequest, type TrustedTarget } from './checks.js';
 import { authorizationResult, type IssuedGrant } from './issue.js';
 import type { AuthorizeRequest, RawParams } from './request.js';
+import { startSession, type SignedInUser, type StartedSession } from './sign-in.js';
 import { deliver, type AuthorizationAnswer } from './response.js';
 import type { LoginTransaction, LoginTransactions } from './transaction.js';
 import type { UpstreamLogin } from '../upstream/login.js';
@@ -93,15 +94,23 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
   }
   const user = await deps.storage.users.get(deps.tenantId, data.user_id);
   if (!user || user.data.blocked) throw new AccessDenied('user is blocked');
-  await deps.sessions.end(browser.sessionHandle);
-  // Spent and turned into a session together: a failure in between leaves the ticket unspent, not lost.
-  const created = await deps.storage.transaction(async (repos) => {
-    const redeemed = await deps.loginTickets.redeem(ticket, repos);
-    if (!redeemed) return undefined;
-    return deps.sessions.create({ userId: redeemed.user_id, connection: redeemed.connection, amr: redeemed.amr, clientId: request.clientId }, repos);
+  // Spent and turned into a session (with its code) together: a failure in between leaves the ticket unspent.
+  const started = await startSession(deps, {
+    client: target.client,
+    authorization: request,
+    earlierSession: browser.sessionHandle,
+    user: async (repos) => {
+      const redeemed = await deps.loginTickets.redeem(ticket, repos);
+      return redeemed && { userId: redeemed.user_id, connection: redeemed.connection, amr: redeemed.amr };
+    },
   });
-  if (!created) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
-  return { kind: 'signed_in', sessionHandle: created.handle, answer: await completeAuthorization(request, target.client, created.session, deps) };
+  if (!started) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
+  return signedIn(request, target.client, started, deps);
+}
+
+/** The answer to a sign-in whose session (and code) `startSession` stored. */
+async function signedIn(request: AuthorizeRequest, client: CachedClient, started: StartedSession, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
+  return { kind: 'signed_in', sessionHandle: started.handle, answer: await completeAuthorization(request, client, started.session, deps, started.issued) };
 }
 
 /**
@@ -124,13 +133,6 @@ async function withTrustedTarget(raw: RawParams, deps: AuthorizeDeps, work: (tar
   }
 }
 
-/** Who a step before the authorization request authenticated (a passwordless link or code). */
-export interface AuthenticatedUser {
-  userId: string;
-  connection: string;
-  amr: string[];
-}
-
 /**
  * An authorization request whose user authenticates by the request itself (`/passwordless/verify_redirect`):
  * the same checks as `/authorize`, then `authenticate` (an OAuthError goes back to the application), a new
@@ -140,14 +142,13 @@ export async function authorizeAuthenticated(
   raw: RawParams,
   browser: BrowserState,
   deps: AuthorizeDeps,
-  authenticate: (request: AuthorizeRequest) => Promise<AuthenticatedUser>,
+  authenticate: (request: AuthorizeRequest) => Promise<SignedInUser>,
 ): Promise<AuthorizeOutcome> {
   return withTrustedTarget(raw, deps, async (target) => {
     const request = await checkRequest(raw, target, deps.config);
     const user = await authenticate(request);
-    await deps.sessions.end(browser.sessionHandle);
-    const { handle, session } = await deps.sessions.create({ ...user, clientId: request.clientId });
-    return { kind: 'signed_in', sessionHandle: handle, answer: await completeAuthorization(request, target.client, session, deps) };
+    const started = await startSession(deps, { client: target.client, authorization: request, earlierSession: browser.sessionHandle, user });
+    return signedIn(request, target.client, started, deps);
   });
 }
 
