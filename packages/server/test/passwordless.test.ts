@@ -143,6 +143,28 @@ describe.each(DIALECTS)('passwordless e-mail and SMS over a real socket (%s)', (
     expect([replayFragment.get('error'), replayFragment.get('error_description'), replayFragment.get('state')]).toEqual(['access_denied', 'Wrong email or verification code.', 'magic-state']);
   });
 
+  it('a tampered magic link (a parameter given twice) gets the error page and spends nothing', async () => {
+    const email = `tampered-${dialect}@example.com`;
+    const authParams = { response_type: 'token id_token', redirect_uri: fx.spa.callback, scope: 'openid email', state: 'tampered', nonce: 'tampered-nonce' };
+    expect((await post('/passwordless/start', { client_id: fx.spa.clientId, connection: emailConnection, email, send: 'link', authParams })).status).toBe(200);
+    const link = decodeEntities(/(https?:\/\/\S+\/passwordless\/verify_redirect\?\S+)/.exec(await lastMessageTo(email))?.[1] ?? '');
+    for (const twice of ['verification_code', 'email', 'redirect_uri']) {
+      const url = new URL(link);
+      url.searchParams.append(twice, url.searchParams.get(twice) ?? '');
+      const browser = new CookieClient(server.url);
+      const refused = await browser.get(url.href);
+      expect(refused.status, twice).toBe(400);
+      expect(refused.headers.get('location')).toBeNull();
+      expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await refused.text()).toContain('Each parameter may be given once, as text.');
+      expect(browser.cookies.has('lk_session')).toBe(false);
+    }
+    // The code was not spent: the untouched link still signs in.
+    const signedIn = await new CookieClient(server.url).get(link);
+    expect(signedIn.status).toBe(302);
+    expect(new URLSearchParams(new URL(signedIn.headers.get('location') ?? 'x:').hash.slice(1)).get('id_token')).toBeTruthy();
+  });
+
   it('texts a code to a phone number, usable for cross-origin login', async () => {
     const phone = dialect === 'sqlite' ? '+15550001111' : '+15550002222';
     const started = await post('/passwordless/start', { client_id: fx.spa.clientId, connection: smsConnection, phone_number: phone, send: 'code' });

@@ -12,7 +12,7 @@ import { sendVerificationPage } from './cross-origin-verification.js';
 const text = (description: string) => Type.Optional(Type.String({ description }));
 
 /** Documented for the OpenAPI document; anything else is tolerated (ext-* parameters, the library's telemetry). */
-const AuthorizeParams = Type.Object(
+export const AuthorizeParams = Type.Object(
   {
     client_id: text('The application.'),
     redirect_uri: text("Where the answer goes; exactly one of the application's Allowed Callback URLs."),

@@ -7,7 +7,8 @@ import type { Registry } from '../../registry.js';
 import { OTP_SECONDS, type PasswordlessStartFailure } from '../../services/passwordless.js';
 import { sessionHandle } from '../login/cookies.js';
 import { authorizeDeps } from '../login/transaction-context.js';
-import { sendOutcome } from './authorize.js';
+import { sendErrorPage } from '../login/pages.js';
+import { AuthorizeParams, sendOutcome } from './authorize.js';
 
 const text = (description: string, maxLength = 320) => Type.Optional(Type.String({ description, maxLength }));
 
@@ -19,6 +20,17 @@ const StartBody = Type.Object(
     phone_number: text('For an sms connection, in E.164 (+15551234567).', 32),
     send: Type.Optional(Type.Union([Type.Literal('code'), Type.Literal('link')], { description: 'code, or link (e-mail only; the default for e-mail).' })),
     authParams: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 30, description: 'Authorization parameters a magic link carries (response_type, redirect_uri, scope, state, nonce, ...).' })),
+  },
+  { additionalProperties: true },
+);
+
+/** A magic link: the authorization request it completes, and the code it spends for one address. */
+const MagicLinkQuery = Type.Object(
+  {
+    ...AuthorizeParams.properties,
+    verification_code: text('The one-time code the link carries.'),
+    email: text('The address the link was sent to (email connections).'),
+    phone_number: text('The number the code was sent to (sms connections).'),
   },
   { additionalProperties: true },
 );
@@ -123,22 +135,28 @@ export function passwordlessRoutes(registry: Registry): FastifyPluginAsyncTypebo
       },
     );
 
-    app.get('/passwordless/verify_redirect', { schema: { tags, summary: 'Spend a one-time code (magic link) and answer the authorization request' } }, async (request, reply) => {
-      const raw = (request.query ?? {}) as Record<string, unknown>;
-      const authorizeParams = Object.fromEntries(Object.entries(raw).filter(([name]) => name !== 'verification_code' && name !== 'email' && name !== 'phone_number'));
-      const outcome = await authorizeAuthenticated(authorizeParams, { sessionHandle: sessionHandle(request) }, authorizeDeps(registry), async (authorization) => {
-        const address = typeof raw.email === 'string' ? raw.email : typeof raw.phone_number === 'string' ? raw.phone_number : '';
-        const code = typeof raw.verification_code === 'string' ? raw.verification_code : '';
-        if (!address || !code || !authorization.connection) throw new InvalidRequest('A magic link carries connection, verification_code and email or phone_number.');
-        const checked = await service.check({ clientId: authorization.clientId, connection: authorization.connection, address, code, spend: true });
-        if (!checked.ok) {
-          // The authorization endpoint has no invalid_grant (RFC 6749 4.1.2.1): a bad code is access_denied there.
-          const failure = otpFailure(checked.failure, typeof raw.phone_number === 'string' ? 'sms' : 'email');
-          throw failure.error === 'invalid_grant' ? new OAuthError('access_denied', failure.description, 403) : failure;
-        }
-        return { userId: checked.userId ?? '', connection: checked.connection.name, amr: ['otp'] };
-      });
-      return sendOutcome(registry, reply, outcome, authorizeParams);
-    });
+    app.get(
+      '/passwordless/verify_redirect',
+      // A link that was tampered with is answered with the error page, as /authorize answers one.
+      { attachValidation: true, schema: { tags, summary: 'Spend a one-time code (magic link) and answer the authorization request', querystring: MagicLinkQuery } },
+      async (request, reply) => {
+        if (request.validationError) return sendErrorPage(registry, reply, 400, 'invalid_request', 'Each parameter may be given once, as text.');
+        const raw = request.query as Record<string, unknown>;
+        const authorizeParams = Object.fromEntries(Object.entries(raw).filter(([name]) => name !== 'verification_code' && name !== 'email' && name !== 'phone_number'));
+        const outcome = await authorizeAuthenticated(authorizeParams, { sessionHandle: sessionHandle(request) }, authorizeDeps(registry), async (authorization) => {
+          const address = typeof raw.email === 'string' ? raw.email : typeof raw.phone_number === 'string' ? raw.phone_number : '';
+          const code = typeof raw.verification_code === 'string' ? raw.verification_code : '';
+          if (!address || !code || !authorization.connection) throw new InvalidRequest('A magic link carries connection, verification_code and email or phone_number.');
+          const checked = await service.check({ clientId: authorization.clientId, connection: authorization.connection, address, code, spend: true });
+          if (!checked.ok) {
+            // The authorization endpoint has no invalid_grant (RFC 6749 4.1.2.1): a bad code is access_denied there.
+            const failure = otpFailure(checked.failure, typeof raw.phone_number === 'string' ? 'sms' : 'email');
+            throw failure.error === 'invalid_grant' ? new OAuthError('access_denied', failure.description, 403) : failure;
+          }
+          return { userId: checked.userId ?? '', connection: checked.connection.name, amr: ['otp'] };
+        });
+        return sendOutcome(registry, reply, outcome, authorizeParams);
+      },
+    );
   };
 }
