@@ -1,9 +1,9 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { inflateRawSync } from 'node:zlib';
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, decodeEntities, inputValue } from './support/browser-client.js';
+import { signInForSaml } from './support/saml-idp.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
@@ -11,6 +11,8 @@ import { managementApi, type ManagementApi } from './support/management-api.js';
 const SP_ENTITY = 'https://sp.example.com/metadata';
 const ACS = 'https://sp.example.com/acs';
 const SLO = 'https://sp.example.com/slo';
+/** The add-on as the tests leave it: the service provider's entity is registered as the audience. */
+const ADDON = { audience: SP_ENTITY, mappings: { email: 'email' }, logout: { callback: SLO, slo_enabled: true } };
 
 /**
  * Latchkey as a SAML identity provider (the SAML2 Web App add-on), over a real socket, judged by a real SAML
@@ -30,7 +32,7 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
     api = managementApi(server, 'socket');
     const patched = await api('PATCH', `/clients/${fx.web.clientId}`, {
       callbacks: [fx.web.callback, ACS],
-      addons: { samlp: { mappings: { email: 'email' }, logout: { callback: SLO, slo_enabled: true } } },
+      addons: { samlp: ADDON },
     });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     const metadata = await (await fetch(`${server.url}/samlp/metadata/${fx.web.clientId}`)).text();
@@ -63,14 +65,7 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
     return { SAMLResponse: decodeEntities(inputValue(html, 'SAMLResponse') ?? ''), RelayState: decodeEntities(inputValue(html, 'RelayState') ?? '') };
   }
 
-  async function signIn(browser: CookieClient, url: string) {
-    const start = await browser.get(url);
-    expect(start.status).toBe(302);
-    const loginPage = new URL(start.headers.get('location') ?? '', server.url);
-    expect(loginPage.pathname).toBe('/u/login');
-    const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
-    return browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '', username: fx.user.email, password: fx.user.password });
-  }
+  const signIn = (browser: CookieClient, url: string) => signInForSaml(server, fx, browser, url);
 
   it('signs the user in through the hosted page and posts a response the service provider accepts; the session then answers at once', async () => {
     const sp = serviceProvider();
@@ -85,33 +80,29 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
   });
 
   it('identity-provider-initiated: without an AuthnRequest, a response for the application’s first assertion consumer service', async () => {
-    const browser = new CookieClient(server.url);
-    const start = await browser.get(`/samlp/${fx.web.clientId}?RelayState=from-idp`);
-    const loginPage = new URL(start.headers.get('location') ?? '', server.url);
-    const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
-    const answer = await browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '', username: fx.user.email, password: fx.user.password });
+    const answer = await signIn(new CookieClient(server.url), `/samlp/${fx.web.clientId}?RelayState=from-idp`);
     const page = await answer.text();
     expect(decodeEntities(/<form method="post" action="([^"]+)"/.exec(page)?.[1] ?? '')).toBe(fx.web.callback);
-    const unsolicited = new SAML({ issuer: SP_ENTITY, callbackUrl: fx.web.callback, idpCert: certificate, idpIssuer: entityId, audience: fx.web.callback, wantAssertionsSigned: true, wantAuthnResponseSigned: false });
+    const unsolicited = new SAML({ issuer: SP_ENTITY, callbackUrl: fx.web.callback, idpCert: certificate, idpIssuer: entityId, audience: SP_ENTITY, wantAssertionsSigned: true, wantAuthnResponseSigned: false });
     const { profile } = await unsolicited.validatePostResponseAsync({ SAMLResponse: decodeEntities(inputValue(page, 'SAMLResponse') ?? '') });
     expect(profile).toMatchObject({ nameID: fx.user.userId });
     expect(decodeEntities(inputValue(page, 'RelayState') ?? '')).toBe('from-idp');
   });
 
   it('signs the whole response too when the add-on asks, and the service provider checks that signature', async () => {
-    expect((await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { signResponse: true, mappings: { email: 'email' } } } })).status).toBe(200);
+    expect((await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { ...ADDON, signResponse: true } } })).status).toBe(200);
     try {
       const sp = serviceProvider({ wantAuthnResponseSigned: true });
       const fields = await postedFields(await signIn(new CookieClient(server.url), await sp.getAuthorizeUrlAsync('', undefined, {})));
       expect((await sp.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse })).profile).toMatchObject({ nameID: fx.user.userId });
     } finally {
-      await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { mappings: { email: 'email' }, logout: { callback: SLO, slo_enabled: true } } } });
+      await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: ADDON } });
     }
   });
 
   it('takes an AuthnRequest by the POST binding, and names the user by the configured probes and format', async () => {
     const format = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
-    expect((await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { nameIdentifierFormat: format, nameIdentifierProbes: ['email'], mappings: { email: 'email' } } } })).status).toBe(200);
+    expect((await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { ...ADDON, nameIdentifierFormat: format, nameIdentifierProbes: ['email'] } } })).status).toBe(200);
     try {
       const sp = new SAML({ ...serviceProviderOptions(), authnRequestBinding: 'HTTP-POST' });
       const form = await sp.getAuthorizeFormAsync('posted');
@@ -126,7 +117,7 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
       expect(fields.RelayState).toBe('posted');
       expect((await sp.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse })).profile).toMatchObject({ nameID: fx.user.email, nameIDFormat: format });
     } finally {
-      await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { mappings: { email: 'email' }, logout: { callback: SLO, slo_enabled: true } } } });
+      await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: ADDON } });
     }
   });
 
@@ -148,37 +139,27 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
     await expect(wrongKey.validatePostResponseAsync({ SAMLResponse: fields.SAMLResponse })).rejects.toThrow(/signature/i);
   });
 
-  it('single logout ends the session and answers the service provider with a LogoutResponse', async () => {
-    const sp = serviceProvider();
+  it('takes the Audience from an AuthnRequest only when its Issuer names an entity the application registered', async () => {
+    const audienceOf = (samlResponse: string) => decodeEntities(/<saml:Audience>([^<]*)<\/saml:Audience>/.exec(Buffer.from(samlResponse, 'base64').toString('utf8'))?.[1] ?? '');
+    /** A service provider of the tenant that claims another entity's ID as the Issuer of its AuthnRequests. */
+    const claiming = (entity: string) => new SAML({ ...serviceProviderOptions(), issuer: entity, audience: entity });
+    const victim = claiming('https://victim-sp.example/metadata');
     const browser = new CookieClient(server.url);
-    await postedFields(await signIn(browser, await sp.getAuthorizeUrlAsync('', undefined, {})));
-    // A request that cannot be read is refused before anything changes: the session still signs on at once.
-    expect((await browser.get(`/samlp/${fx.web.clientId}/logout?SAMLRequest=bm90IHhtbA%3D%3D`)).status).toBe(400);
-    await postedFields(await browser.get(await sp.getAuthorizeUrlAsync('', undefined, {})));
-    const logout = await browser.get(`/samlp/${fx.web.clientId}/logout?RelayState=bye`);
-    expect(logout.status).toBe(302);
-    const back = new URL(logout.headers.get('location') ?? '');
-    expect(back.origin + back.pathname).toBe(SLO);
-    expect(back.searchParams.get('RelayState')).toBe('bye');
-    expect(inflateRawSync(Buffer.from(back.searchParams.get('SAMLResponse') ?? '', 'base64')).toString()).toContain('urn:oasis:names:tc:SAML:2.0:status:Success');
-    // The session is gone: a new sign-on goes to the login page again.
-    expect((await browser.get(await sp.getAuthorizeUrlAsync('', undefined, {}))).status).toBe(302);
-  });
-
-  it('answers a LogoutRequest of the service provider library with a LogoutResponse in response to it', async () => {
-    const sp = new SAML({ ...serviceProviderOptions(), logoutUrl: `${server.url}/samlp/${fx.web.clientId}/logout` });
-    const browser = new CookieClient(server.url);
-    await postedFields(await signIn(browser, await sp.getAuthorizeUrlAsync('', undefined, {})));
-    const requestUrl = new URL(await sp.getLogoutUrlAsync({ issuer: entityId, nameID: fx.user.userId, nameIDFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified' }, 'leaving', {}));
-    const requestId = /ID="([^"]+)"/.exec(inflateRawSync(Buffer.from(requestUrl.searchParams.get('SAMLRequest') ?? '', 'base64')).toString())?.[1];
-    expect(requestId).toBeTruthy();
-    const logout = await browser.get(requestUrl.pathname + requestUrl.search);
-    expect(logout.status).toBe(302);
-    const back = new URL(logout.headers.get('location') ?? '');
-    expect(back.searchParams.get('RelayState')).toBe('leaving');
-    const answer = inflateRawSync(Buffer.from(back.searchParams.get('SAMLResponse') ?? '', 'base64')).toString();
-    expect(answer).toContain(`InResponseTo="${requestId}"`);
-    expect(answer).toContain('urn:oasis:names:tc:SAML:2.0:status:Success');
-    expect((await browser.get(await sp.getAuthorizeUrlAsync('', undefined, {}))).status).toBe(302);
+    const registered = await postedFields(await signIn(browser, await victim.getAuthorizeUrlAsync('', undefined, {})));
+    expect(audienceOf(registered.SAMLResponse)).toBe(SP_ENTITY);
+    await expect(victim.validatePostResponseAsync({ SAMLResponse: registered.SAMLResponse })).rejects.toThrow(/audience/i);
+    expect((await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: { ...ADDON, audience: undefined } } })).status).toBe(200);
+    try {
+      // Without a registered audience: the assertion consumer service, unless the Issuer is one of the application's URLs.
+      const fallback = await postedFields(await browser.get(await victim.getAuthorizeUrlAsync('', undefined, {})));
+      expect(audienceOf(fallback.SAMLResponse)).toBe(ACS);
+      await expect(victim.validatePostResponseAsync({ SAMLResponse: fallback.SAMLResponse })).rejects.toThrow(/audience/i);
+      const byCallback = claiming(fx.web.callback);
+      const named = await postedFields(await browser.get(await byCallback.getAuthorizeUrlAsync('', undefined, {})));
+      expect(audienceOf(named.SAMLResponse)).toBe(fx.web.callback);
+      expect((await byCallback.validatePostResponseAsync({ SAMLResponse: named.SAMLResponse })).profile).toMatchObject({ nameID: fx.user.userId });
+    } finally {
+      await api('PATCH', `/clients/${fx.web.clientId}`, { addons: { samlp: ADDON } });
+    }
   });
 });

@@ -180,6 +180,8 @@ describe('SAML connections (Latchkey as service provider)', () => {
     audience?: string;
     recipient?: string;
     inResponseTo?: string;
+    /** Where the InResponseTo goes: the Response, the assertion's SubjectConfirmationData, or both (default). */
+    inResponseToAt?: 'response' | 'subject' | 'both';
     nameId?: string;
     notOnOrAfter?: Date;
     assertionId?: string;
@@ -190,12 +192,13 @@ describe('SAML connections (Latchkey as service provider)', () => {
     const now = new Date();
     const later = options.notOnOrAfter ?? new Date(now.getTime() + 5 * 60_000);
     const assertionId = options.assertionId ?? `_a${randomBytes(12).toString('hex')}`;
-    const inResponse = options.inResponseTo ? ` InResponseTo="${options.inResponseTo}"` : '';
+    const inResponse = (at: 'response' | 'subject') =>
+      options.inResponseTo && [at, 'both'].includes(options.inResponseToAt ?? 'both') ? ` InResponseTo="${options.inResponseTo}"` : '';
     const assertion = (id: string, nameId: string) =>
       `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${id}" Version="2.0" IssueInstant="${now.toISOString()}">` +
       `<saml:Issuer>${options.issuer ?? IDP_ENTITY}</saml:Issuer>` +
       `<saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress">${nameId}</saml:NameID>` +
-      `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${later.toISOString()}" Recipient="${options.recipient ?? acs('corp')}"${inResponse}/></saml:SubjectConfirmation></saml:Subject>` +
+      `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${later.toISOString()}" Recipient="${options.recipient ?? acs('corp')}"${inResponse('subject')}/></saml:SubjectConfirmation></saml:Subject>` +
       `<saml:Conditions NotBefore="${new Date(now.getTime() - 60_000).toISOString()}" NotOnOrAfter="${later.toISOString()}"><saml:AudienceRestriction><saml:Audience>${options.audience ?? spEntity('corp')}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
       `<saml:AuthnStatement AuthnInstant="${now.toISOString()}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:Password</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
       `<saml:AttributeStatement><saml:Attribute Name="displayName"><saml:AttributeValue>Carol Forged</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>` +
@@ -214,7 +217,7 @@ describe('SAML connections (Latchkey as service provider)', () => {
       signed = evil;
     }
     const response =
-      `${options.prolog ?? ''}<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomBytes(12).toString('hex')}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${options.destination ?? acs('corp')}"${inResponse}>` +
+      `${options.prolog ?? ''}<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomBytes(12).toString('hex')}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${options.destination ?? acs('corp')}"${inResponse('response')}>` +
       `<saml:Issuer>${options.issuer ?? IDP_ENTITY}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signed}</samlp:Response>`;
     return Buffer.from(response).toString('base64');
   }
@@ -264,5 +267,30 @@ describe('SAML connections (Latchkey as service provider)', () => {
     const answer = await post(browser, 'corp', { SAMLResponse: forged({ inResponseTo: '_not-this-login' }), RelayState: relayState });
     expect(answer.status).toBe(302);
     expect(Object.fromEntries(new URL(answer.location).searchParams)).toMatchObject({ error: 'access_denied', state: 'app-state' });
+  });
+
+  it('refuses an unsolicited response whose assertion alone claims to answer a request, even a spent one', async () => {
+    expect(await refusedIdpInitiated(forged({ inResponseTo: '_someone-elses-request', inResponseToAt: 'subject' }))).toContain('InResponseTo');
+    const { browser, requestId, relayState } = await startLogin();
+    expect((await post(browser, 'corp', { SAMLResponse: await genuine('erin@corp.example', requestId), RelayState: relayState })).status).toBe(302);
+    // The login is over: a fresh assertion naming its request cannot pass as an identity-provider-initiated one.
+    const late = await post(browser, 'corp', { SAMLResponse: forged({ nameId: 'mallory@corp.example', inResponseTo: requestId, inResponseToAt: 'subject' }), RelayState: relayState });
+    expect(late.status, late.location).toBe(400);
+    expect(late.text).toContain('InResponseTo');
+    expect((await api('GET', `/users/${encodeURIComponent('samlp|corp|mallory@corp.example')}`)).status).toBe(404);
+  });
+
+  it('checks an answer against its login’s request wherever the InResponseTo sits', async () => {
+    const answer = async (inResponseTo: (requestId: string) => string, inResponseToAt: 'response' | 'subject' | 'both') => {
+      const { browser, requestId, relayState } = await startLogin();
+      const { location } = await post(browser, 'corp', { SAMLResponse: forged({ inResponseTo: inResponseTo(requestId), inResponseToAt }), RelayState: relayState });
+      return Object.fromEntries(new URL(location).searchParams);
+    };
+    // Identity providers that mark only the subject confirmation are understood.
+    expect(await answer((id) => id, 'subject')).toMatchObject({ code: expect.any(String), state: 'app-state' });
+    expect(await answer((id) => id, 'response')).toMatchObject({ code: expect.any(String) });
+    for (const at of ['subject', 'response', 'both'] as const) {
+      expect(await answer(() => '_not-this-login', at)).toMatchObject({ error: 'access_denied', state: 'app-state' });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { CachedClient } from '../../oauth/config-cache.js';
+import { samlAudience } from '../../oauth/saml/identity-provider.js';
 import type { Registry } from '../../registry.js';
 import type { Session } from '../../services/sessions.js';
 import { userView } from '../../services/users.js';
@@ -12,10 +13,11 @@ export async function sendSamlAnswer(registry: Registry, reply: FastifyReply, cl
   const record = await registry.storage.users.get(registry.tenantId, session.data.user_id);
   if (!record) return sendErrorPage(registry, reply, 400, 'access_denied', 'The user no longer exists.', client);
   await registry.sessions.addClient(session, client.clientId);
+  const addon = client.data.addons?.samlp ?? {};
   const samlResponse = await registry.samlIdp.response({
-    addon: client.data.addons?.samlp ?? {},
+    addon,
     acsUrl: saml.acsUrl,
-    requestIssuer: saml.requestIssuer,
+    audience: samlAudience(addon, client.data.callbacks, saml.acsUrl, saml.requestIssuer),
     inResponseTo: saml.requestId,
     user: userView(record) as unknown as Record<string, unknown> & { user_id: string },
     sessionIndex: session.data.sid,

@@ -4,13 +4,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sessionServes } from '../../oauth/authorize/flow.js';
 import type { AuthorizeRequest } from '../../oauth/authorize/request.js';
 import type { CachedClient } from '../../oauth/config-cache.js';
-import { logoutRequestId, parseAuthnRequest, SamlRequestRefused, type ParsedAuthnRequest } from '../../oauth/saml/identity-provider.js';
+import { parseAuthnRequest, SamlRequestRefused, type ParsedAuthnRequest } from '../../oauth/saml/identity-provider.js';
+import { samlSingleLogout } from '../../oauth/saml/single-logout.js';
 import type { Registry } from '../../registry.js';
 import type { SamlAddon } from '../../services/clients.js';
-import { clearSessionCookie, sessionHandle, setTransactionCookie } from '../login/cookies.js';
+import { sessionHandle, setTransactionCookie } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 import { authorizeDeps } from '../login/transaction-context.js';
 import { sendSamlAnswer } from './saml-answer.js';
+import { answerSamlLogout } from './saml-idp-logout.js';
 
 const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 64, description: 'The application with the SAML2 Web App add-on.' }) }, { additionalProperties: false });
 const SamlMessage = Type.Object(
@@ -20,15 +22,26 @@ const SamlMessage = Type.Object(
   },
   { additionalProperties: true },
 );
+const LogoutMessage = Type.Object(
+  {
+    SAMLRequest: Type.Optional(Type.String({ maxLength: 65536, description: 'LogoutRequest (deflated for GET, base64 for POST).' })),
+    RelayState: Type.Optional(Type.String({ maxLength: 1024, description: 'Returned to the service provider unchanged.' })),
+    SigAlg: Type.Optional(Type.String({ maxLength: 256, description: 'Signature algorithm of the HTTP-Redirect binding.' })),
+    Signature: Type.Optional(Type.String({ maxLength: 4096, description: 'Signature of the HTTP-Redirect binding.' })),
+    _csrf: Type.Optional(Type.String({ maxLength: 128, description: 'Token of the logout confirmation form.' })),
+  },
+  { additionalProperties: true },
+);
 
 /**
  * Latchkey as a SAML identity provider for applications with the SAML2 Web App add-on: `GET|POST
  * /samlp/{client_id}` (an AuthnRequest, or none for identity-provider-initiated sign-on) answers from the SSO
  * session or through the hosted login page with a signed response posted to the application's assertion
- * consumer service; `/samlp/metadata/{client_id}` and `/samlp/{client_id}/logout`.
+ * consumer service; `/samlp/metadata/{client_id}` and single logout at `/samlp/{client_id}/logout`.
  */
 export function samlIdpRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const deps = authorizeDeps(registry);
+  const logout = samlSingleLogout({ storage: registry.storage, tenantId: registry.tenantId, handleKey: registry.handleKey, now: registry.now });
 
   /** The application, if it has the SAML2 Web App add-on. */
   async function samlClient(clientId: string): Promise<(CachedClient & { addon: SamlAddon }) | undefined> {
@@ -81,25 +94,14 @@ export function samlIdpRoutes(registry: Registry): FastifyPluginAsyncTypebox {
       if (!client) return notSamlClient(reply);
       return reply.type('application/samlmetadata+xml; charset=utf-8').send(await registry.samlIdp.metadata(client.clientId));
     });
-    app.get('/samlp/:client_id/logout', { schema: { tags, summary: 'SAML single logout (HTTP-Redirect binding)', params: ClientParams, querystring: SamlMessage } }, async (request, reply) => {
+    const logoutSummary = 'SAML single logout: a LogoutRequest signed by the application’s registered certificate, else after the user confirms';
+    app.get('/samlp/:client_id/logout', { schema: { tags, summary: `${logoutSummary} (HTTP-Redirect binding)`, params: ClientParams, querystring: LogoutMessage } }, async (request, reply) => {
       const client = await samlClient(request.params.client_id);
-      if (!client) return notSamlClient(reply);
-      // A request that cannot be read is refused before anything changes: the session stays.
-      let inResponseTo: string | undefined;
-      try {
-        inResponseTo = request.query.SAMLRequest ? logoutRequestId(request.query.SAMLRequest) : undefined;
-      } catch (error) {
-        if (error instanceof SamlRequestRefused) return sendErrorPage(registry, reply, 400, 'invalid_request', error.message, client);
-        throw error;
-      }
-      await registry.sessions.end(sessionHandle(request));
-      clearSessionCookie(registry, reply);
-      const callback = client.addon.logout?.callback;
-      if (!callback) return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('You are logged out.');
-      const url = new URL(callback);
-      url.searchParams.set('SAMLResponse', registry.samlIdp.logoutResponse(callback, inResponseTo));
-      if (request.query.RelayState !== undefined) url.searchParams.set('RelayState', request.query.RelayState);
-      return reply.header('cache-control', 'no-store').redirect(url.toString(), 302);
+      return client ? answerSamlLogout(registry, logout, client, request.query, 'redirect', request, reply) : notSamlClient(reply);
+    });
+    app.post('/samlp/:client_id/logout', { schema: { tags, summary: `${logoutSummary} (HTTP-POST binding, and the confirmation form)`, params: ClientParams, body: LogoutMessage } }, async (request, reply) => {
+      const client = await samlClient(request.params.client_id);
+      return client ? answerSamlLogout(registry, logout, client, request.body, 'post', request, reply) : notSamlClient(reply);
     });
   };
 }

@@ -31,7 +31,7 @@ export interface ParsedAuthnRequest {
 }
 
 /** A SAMLRequest as a document; one that cannot be decoded or carries a DTD is refused. */
-function readSamlRequest(encoded: string, deflated: boolean | 'auto'): XmlDocument {
+export function readSamlRequest(encoded: string, deflated: boolean | 'auto'): XmlDocument {
   let text: string;
   try {
     text = decodeSamlMessage(encoded, deflated);
@@ -46,9 +46,9 @@ function readSamlRequest(encoded: string, deflated: boolean | 'auto'): XmlDocume
   }
 }
 
-/** The ID of a LogoutRequest (redirect binding), to answer it with `InResponseTo`. */
-export function logoutRequestId(encoded: string): string | undefined {
-  const root = readSamlRequest(encoded, true).documentElement;
+/** The ID of a LogoutRequest (deflated by the redirect binding, plain or deflated by the POST binding), to answer it with `InResponseTo`. */
+export function logoutRequestId(encoded: string, deflated: boolean | 'auto'): string | undefined {
+  const root = readSamlRequest(encoded, deflated).documentElement;
   return root?.localName === 'LogoutRequest' ? (root.getAttribute('ID') ?? undefined) : undefined;
 }
 
@@ -64,11 +64,23 @@ export function parseAuthnRequest(encoded: string, binding: 'redirect' | 'post')
   return { id, ...(issuer ? { issuer } : {}), ...(acsUrl ? { acsUrl } : {}), forceAuthn: root.getAttribute('ForceAuthn') === 'true' };
 }
 
+/**
+ * The Audience of an assertion. An unsigned AuthnRequest's Issuer is only a claim: taken as it stands, any
+ * service provider of the tenant could ask for assertions addressed to another one (all are signed by the same
+ * key). So the Issuer counts only when it names an entity the application registered (its add-on audience, or
+ * one of its callback URLs); otherwise the add-on's audience, else the assertion consumer service URL.
+ */
+export function samlAudience(addon: SamlAddon, callbacks: readonly string[], acsUrl: string, requestIssuer: string | undefined): string {
+  const registered = addon.audience !== undefined ? [addon.audience] : [...(addon.callback ? [addon.callback] : []), ...callbacks];
+  if (requestIssuer !== undefined && registered.includes(requestIssuer)) return requestIssuer;
+  return addon.audience ?? acsUrl;
+}
+
 export interface SamlAnswerInput {
   addon: SamlAddon;
   acsUrl: string;
-  /** The service provider's entity ID from its AuthnRequest, if it sent one. */
-  requestIssuer?: string | undefined;
+  /** Who the assertion is for (see samlAudience). */
+  audience: string;
   inResponseTo?: string | undefined;
   user: Record<string, unknown> & { user_id: string };
   sessionIndex: string;
@@ -109,7 +121,6 @@ export function samlIdentityProvider(deps: { certificates: SigningCertificates; 
       const now = deps.now();
       const lifetime = (input.addon.lifetimeInSeconds ?? 3600) * 1000;
       const until = new Date(now.getTime() + lifetime).toISOString();
-      const audience = input.addon.audience ?? input.requestIssuer ?? input.acsUrl;
       const recipient = input.addon.recipient ?? input.acsUrl;
       const destination = input.addon.destination ?? input.acsUrl;
       const probes = input.addon.nameIdentifierProbes ?? ['user_id'];
@@ -130,7 +141,7 @@ export function samlIdentityProvider(deps: { certificates: SigningCertificates; 
         `<saml:Issuer>${xml(entityId)}</saml:Issuer>` +
         `<saml:Subject><saml:NameID Format="${xml(input.addon.nameIdentifierFormat ?? UNSPECIFIED)}">${xml(nameId)}</saml:NameID>` +
         `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${until}" Recipient="${xml(recipient)}"${inResponseTo}/></saml:SubjectConfirmation></saml:Subject>` +
-        `<saml:Conditions NotBefore="${new Date(now.getTime() - 60_000).toISOString()}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${xml(audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
+        `<saml:Conditions NotBefore="${new Date(now.getTime() - 60_000).toISOString()}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${xml(input.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
         `<saml:AuthnStatement AuthnInstant="${input.authnInstant.toISOString()}" SessionIndex="${xml(input.sessionIndex)}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:unspecified</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
         (attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '') +
         `</saml:Assertion>`;
@@ -159,7 +170,7 @@ export function samlIdentityProvider(deps: { certificates: SigningCertificates; 
         `<?xml version="1.0"?>\n<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${xml(entityId)}">` +
         `<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol" WantAuthnRequestsSigned="false">` +
         `<KeyDescriptor use="signing"><KeyInfo xmlns="http://www.w3.org/2000/09/xmldsig#"><X509Data><X509Certificate>${der}</X509Certificate></X509Data></KeyInfo></KeyDescriptor>` +
-        `<SingleLogoutService Binding="${HTTP_REDIRECT}" Location="${xml(`${ssoUrl(clientId)}/logout`)}"/>` +
+        `<SingleLogoutService Binding="${HTTP_REDIRECT}" Location="${xml(`${ssoUrl(clientId)}/logout`)}"/><SingleLogoutService Binding="${HTTP_POST}" Location="${xml(`${ssoUrl(clientId)}/logout`)}"/>` +
         `<NameIDFormat>${UNSPECIFIED}</NameIDFormat><NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</NameIDFormat>` +
         `<SingleSignOnService Binding="${HTTP_REDIRECT}" Location="${sso}"/><SingleSignOnService Binding="${HTTP_POST}" Location="${sso}"/>` +
         `</IDPSSODescriptor></EntityDescriptor>\n`

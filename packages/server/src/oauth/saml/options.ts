@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { certificatePem } from '../../crypto/certificate-pem.js';
 import type { ConnectionData } from '../../services/connections.js';
 
 export const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
@@ -29,19 +29,6 @@ export interface SamlSettings {
 }
 
 const FIELDS = new Set(['user_id', 'email', 'name', 'given_name', 'family_name', 'nickname', 'picture']);
-
-/** A certificate as PEM, from PEM or the bare base64 of its DER (the platform's `signingCert`); undefined if it is none. */
-export function certificatePem(value: string): string | undefined {
-  const body = value.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]+=*$/.test(body)) return undefined;
-  const pem = `-----BEGIN CERTIFICATE-----\n${body.match(/.{1,64}/g)?.join('\n') ?? body}\n-----END CERTIFICATE-----\n`;
-  try {
-    new X509Certificate(pem);
-    return pem;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Reads a `samlp` connection's options (the platform's names: `signInEndpoint`, `signingCert` or

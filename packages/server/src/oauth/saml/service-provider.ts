@@ -4,7 +4,7 @@ import type { SigningCertificates } from '../../keys/certificate.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizationAnswer } from '../authorize/response.js';
 import { HTTP_POST, type SamlSettings } from './options.js';
-import { attributeOf, hasDtd, readXml, textOf } from './xml.js';
+import { attributeOf, hasDtd, readXml, textOf, type XmlDocument } from './xml.js';
 
 /** A response Latchkey will not accept; the message says which rule it broke. */
 export class SamlRefused extends Error {}
@@ -34,25 +34,60 @@ function attribute(profile: Profile, name: string | undefined): string | undefin
   return typeof first === 'string' && first !== '' ? first : undefined;
 }
 
+const unsolicitedClaimsRequest = () => new SamlRefused('An unsolicited SAML response must not claim to answer a request (InResponseTo).');
+
+/** The InResponseTo values of every element of that local name (the outer Response, or each SubjectConfirmationData). */
+function answeredRequests(doc: XmlDocument, element: 'Response' | 'SubjectConfirmationData'): string[] {
+  const elements = element === 'Response' ? [doc.documentElement] : Array.from(doc.getElementsByTagNameNS('*', element));
+  return elements.flatMap((node) => {
+    const value = node?.getAttribute('InResponseTo');
+    return value ? [value] : [];
+  });
+}
+
+/** Whether any SubjectConfirmationData's NotOnOrAfter has passed (allowing for clock skew). */
+function subjectConfirmationsExpired(assertion: XmlDocument, now: Date): boolean {
+  return Array.from(assertion.getElementsByTagNameNS('*', 'SubjectConfirmationData')).some((data) => {
+    const until = Date.parse(data.getAttribute('NotOnOrAfter') ?? '');
+    return !Number.isNaN(until) && now.getTime() >= until + CLOCK_SKEW_MS;
+  });
+}
+
+/**
+ * Identity providers put InResponseTo on the Response, on the assertion's SubjectConfirmationData, or both.
+ * Wherever it sits it counts: an answer to a request must name exactly this login's request, and a response
+ * with no login behind it (identity-provider-initiated) must name none.
+ */
+function checkAnsweredRequest(claimed: string[], expectedRequestId: string | undefined): void {
+  if (expectedRequestId === undefined) {
+    if (claimed.length > 0) throw unsolicitedClaimsRequest();
+    return;
+  }
+  if (claimed.length === 0) throw new SamlRefused('The SAML response does not say which request it answers (InResponseTo).');
+  if (claimed.some((id) => id !== expectedRequestId)) throw new SamlRefused('The SAML response answers another request (InResponseTo).');
+}
+
 /**
  * Latchkey as a SAML 2.0 service provider for `samlp` connections. Signature checking and its defences
  * (signature wrapping, several assertions, keys only from the connection's certificates, never from the
  * document) are node-saml's; on top Latchkey refuses DTDs outright, checks Recipient and Destination against
- * its assertion consumer service, ties a response to the AuthnRequest of this browser's login (InResponseTo),
- * refuses an unsolicited response that claims to answer a request, and accepts each assertion ID once.
+ * its assertion consumer service, ties a response to the AuthnRequest of this browser's login (InResponseTo,
+ * on the Response or the subject confirmation), refuses an unsolicited response that claims to answer any
+ * request, and accepts each assertion ID once.
  */
 export function samlServiceProvider(deps: SamlSpDeps) {
   const acsUrl = (connection: string) => `${deps.issuer}/login/callback?connection=${encodeURIComponent(connection)}`;
   const entityId = (connection: string) => `urn:latchkey:${deps.tenantId}:${connection}`;
 
-  function client(connection: string, settings: SamlSettings, signingKey?: string, expectedRequestId?: string, issued?: (id: string) => void): SAML {
+  function client(connection: string, settings: SamlSettings, signingKey?: string, issued?: (id: string) => void): SAML {
+    // node-saml hands a new AuthnRequest's ID to the cache provider: `begin` keeps it in the login transaction.
+    // Responses are never checked against this cache; `validate` ties them to the transaction's request itself.
     const cacheProvider: CacheProvider = {
       saveAsync: async (key, value) => {
         issued?.(key);
         return { value, createdAt: Date.now() };
       },
-      // node-saml reads the value as the request's issue time; the login transaction's own expiry bounds it.
-      getAsync: async (key) => (expectedRequestId !== undefined && key === expectedRequestId ? new Date().toISOString() : null),
+      getAsync: async () => null,
       removeAsync: async () => null,
     };
     return new SAML({
@@ -65,8 +100,9 @@ export function samlServiceProvider(deps: SamlSpDeps) {
       wantAssertionsSigned: true,
       wantAuthnResponseSigned: false,
       acceptedClockSkewMs: CLOCK_SKEW_MS,
-      // node-saml records a request's ID (through the cache provider) only when it will check InResponseTo.
-      validateInResponseTo: expectedRequestId !== undefined || issued !== undefined ? ValidateInResponseTo.always : ValidateInResponseTo.never,
+      // node-saml records a request's ID (through the cache provider) only when it would check InResponseTo.
+      // Its own check reads only the outer Response's InResponseTo, so validation does without it (see answeredRequests).
+      validateInResponseTo: issued !== undefined ? ValidateInResponseTo.always : ValidateInResponseTo.never,
       requestIdExpirationPeriodMs: 3600_000,
       cacheProvider,
       identifierFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
@@ -85,7 +121,7 @@ export function samlServiceProvider(deps: SamlSpDeps) {
     async begin(connection: string, settings: SamlSettings, relayState: string): Promise<{ answer: AuthorizationAnswer; requestId: string }> {
       let requestId = '';
       const signingKey = settings.signRequests ? (await deps.certificates.current()).privateKeyPem : undefined;
-      const sp = client(connection, settings, signingKey, undefined, (id) => (requestId = id));
+      const sp = client(connection, settings, signingKey, (id) => (requestId = id));
       if (settings.binding === HTTP_POST) {
         const message = await sp.getAuthorizeMessageAsync(relayState);
         const fields = Object.fromEntries(Object.entries(message).map(([name, value]) => [name, String(value)]));
@@ -103,16 +139,17 @@ export function samlServiceProvider(deps: SamlSpDeps) {
       // No DTDs at all: entity expansion and external entities are refused before any parser sees them.
       if (hasDtd(xml)) throw new SamlRefused('The SAML response carries a DTD, which is not accepted.');
       const response = readXml(xml);
-      const inResponseTo = attributeOf(response, 'Response', 'InResponseTo');
-      if (expectedRequestId === undefined && inResponseTo) throw new SamlRefused('An unsolicited SAML response must not claim to answer a request (InResponseTo).');
+      // A cheap first refusal before any signature work; the full rule is checked on the verified assertion below.
+      if (expectedRequestId === undefined && answeredRequests(response, 'Response').length > 0) throw unsolicitedClaimsRequest();
       let profile: Profile | null;
       try {
-        ({ profile } = await client(connection, settings, undefined, expectedRequestId).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+        ({ profile } = await client(connection, settings).validatePostResponseAsync({ SAMLResponse: samlResponse }));
       } catch (error) {
         throw new SamlRefused(`The SAML response is not valid: ${(error as Error).message}`);
       }
       if (!profile) throw new SamlRefused('The SAML response carries no assertion.');
       const assertion = readXml(profile.getAssertionXml?.() ?? '');
+      checkAnsweredRequest([...answeredRequests(response, 'Response'), ...answeredRequests(assertion, 'SubjectConfirmationData')], expectedRequestId);
       const assertionIssuer = textOf(assertion, 'Issuer');
       const responseIssuer = textOf(response, 'Issuer');
       if (assertionIssuer !== settings.idpIssuer || (responseIssuer !== undefined && responseIssuer !== settings.idpIssuer)) {
@@ -122,10 +159,12 @@ export function samlServiceProvider(deps: SamlSpDeps) {
       if (destination !== undefined && destination !== '' && destination !== acsUrl(connection)) throw new SamlRefused('The SAML response is addressed to another Destination.');
       const recipient = attributeOf(assertion, 'SubjectConfirmationData', 'Recipient');
       if (recipient !== acsUrl(connection)) throw new SamlRefused('The SAML assertion is for another Recipient.');
+      const now = deps.now();
+      // node-saml reads the subject confirmation's times only along with its own InResponseTo check, which is off.
+      if (subjectConfirmationsExpired(assertion, now)) throw new SamlRefused('The SAML assertion’s subject confirmation has expired (NotOnOrAfter).');
       const assertionId = attributeOf(assertion, 'Assertion', 'ID');
       if (!assertionId) throw new SamlRefused('The SAML assertion has no ID.');
       const notOnOrAfter = attributeOf(assertion, 'Conditions', 'NotOnOrAfter');
-      const now = deps.now();
       const until = notOnOrAfter && !Number.isNaN(Date.parse(notOnOrAfter)) ? new Date(Date.parse(notOnOrAfter) + CLOCK_SKEW_MS) : new Date(now.getTime() + 3600_000);
       const first = await deps.storage.artifacts.insert(deps.tenantId, 'saml_assertion', {
         id: createHash('sha256').update(`${connection}\n${assertionId}`).digest('base64url'),

@@ -7,13 +7,20 @@ export type { XmlDocument };
 export const hasDtd = (text: string) => /<!DOCTYPE|<!ENTITY/i.test(text);
 
 /**
+ * The largest inflated SAML message read. Real ones are a few kilobytes; deflate packs a thousand to one, so the
+ * 48 KiB a SAMLRequest may carry would otherwise inflate to 50 MB of text to scan and parse.
+ */
+export const MAX_INFLATED_SAML_BYTES = 1024 * 1024;
+
+/**
  * A SAML protocol message from its wire form: base64, raw-deflated for the redirect binding. The POST binding
- * carries plain XML, though some senders deflate it there too (`deflated: 'auto'` accepts both).
+ * carries plain XML, though some senders deflate it there too (`deflated: 'auto'` accepts both). Throws when the
+ * message inflates beyond MAX_INFLATED_SAML_BYTES.
  */
 export function decodeSamlMessage(encoded: string, deflated: boolean | 'auto'): string {
   const bytes = Buffer.from(encoded, 'base64');
   const plain = deflated === false || (deflated === 'auto' && bytes.toString('utf8').trimStart().startsWith('<'));
-  return (plain ? bytes : inflateRawSync(bytes)).toString('utf8');
+  return (plain ? bytes : inflateRawSync(bytes, { maxOutputLength: MAX_INFLATED_SAML_BYTES })).toString('utf8');
 }
 
 /** Parses XML without printing parser complaints; a document that is not XML has no elements to find. */
