@@ -25,13 +25,16 @@ const BURST_REFILL_WINDOWS = 10;
 
 /**
  * A limiter for `spec`, keeping counters in Redis when a client is given (so nodes share them) and in memory
- * otherwise. With Redis, an in-memory limiter stands in while Redis is unreachable rather than failing requests.
+ * otherwise. With Redis, an in-memory limiter stands in while Redis is unreachable, slow or hung (its commands
+ * fail fast, services/redis.ts): each node then enforces the limit on its own, so a deployment of n nodes allows
+ * up to n times the limit until Redis is back. Refusing every request instead would turn a Redis outage into an
+ * outage of logins, and dropping the limits altogether would leave the endpoints open to floods.
  */
 export function createRateLimiter(spec: RateLimitSpec, options: { name: string; redis?: Redis }): RateLimiter {
   const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
     const memory = new RateLimiterMemory({ keyPrefix, points, duration });
     if (!options.redis) return memory;
-    return new RateLimiterRedis({ storeClient: options.redis, keyPrefix, points, duration, insuranceLimiter: memory });
+    return new RateLimiterRedis({ storeClient: options.redis, keyPrefix, points, duration, insuranceLimiter: memory, rejectIfRedisNotReady: true });
   };
   const prefix = `latchkey:rl:${options.name}`;
   const primary = make(prefix, spec.points, spec.durationSeconds);

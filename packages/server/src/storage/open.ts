@@ -9,13 +9,19 @@ export interface OpenOptions {
   schema?: string;
   /** Run pending migrations (default true). */
   migrate?: boolean;
+  /** PostgreSQL only: told when a pooled connection breaks (the pool replaces it on demand). */
+  onConnectionLost?: (error: Error) => void;
 }
 
 export async function openStorage(config: DatabaseConfig, options: OpenOptions = {}): Promise<StorageDialect> {
   const dialect =
     config.kind === 'sqlite'
       ? openSqlite(config.path)
-      : await openPostgres({ url: config.url, ...(options.schema !== undefined ? { schema: options.schema } : {}) });
+      : await openPostgres({
+          url: config.url,
+          ...(options.schema !== undefined ? { schema: options.schema } : {}),
+          ...(options.onConnectionLost ? { onConnectionLost: options.onConnectionLost } : {}),
+        });
   if (options.migrate ?? true) await runMigrations(dialect);
   return dialect;
 }
