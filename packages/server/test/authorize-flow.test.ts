@@ -117,6 +117,39 @@ describe.each(DIALECTS)('/authorize and the hosted login page over a real socket
     expect(refresh.body.error).toBe('invalid_grant');
   });
 
+  it('a replayed code also ends the access token it issued, at /userinfo and at the Management API', async () => {
+    const admin = managementApi(server);
+    expect((await admin('POST', '/client-grants', { client_id: fx.web.clientId, audience: server.audience, scope: ['read:current_user'] })).status).toBe(201);
+    const { verifier, challenge } = pkce();
+    const { answer } = await login({
+      response_type: 'code',
+      scope: 'openid read:current_user',
+      audience: server.audience,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      prompt: 'login',
+    });
+    const code = new URL(answer.headers.get('location') ?? '').searchParams.get('code') ?? '';
+    const exchange = { grant_type: 'authorization_code', client_id: fx.web.clientId, client_secret: fx.web.clientSecret, code, redirect_uri: fx.web.callback, code_verifier: verifier };
+    const issued = await token(exchange);
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    // A JWT for the Management API and /userinfo (an API and openid).
+    const accessToken = issued.body.access_token ?? '';
+    expect(decodeJwt(accessToken).aud).toEqual([server.audience, `${server.registry.issuer}/userinfo`]);
+    const profile = () => fetch(`${server.url}/userinfo`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const me = () => fetch(`${server.url}/api/v2/users/${encodeURIComponent(fx.user.userId)}`, { headers: { authorization: `Bearer ${accessToken}` } });
+    expect((await profile()).status).toBe(200);
+    expect((await me()).status).toBe(200);
+
+    expect((await token(exchange)).body.error).toBe('invalid_grant');
+    const refusedProfile = await profile();
+    expect(refusedProfile.status).toBe(401);
+    expect(await refusedProfile.json()).toEqual({ error: 'invalid_token', error_description: 'The grant of this access token was revoked.' });
+    const refusedMe = await me();
+    expect(refusedMe.status).toBe(401);
+    expect(await refusedMe.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Revoked token', errorCode: 'invalid_token' });
+  });
+
   it('re-renders the page with one generic message for wrong credentials, keeping the username but never the password', async () => {
     const browser = new CookieClient(server.url);
     const start = await browser.get(authorizeUrl({ response_type: 'code', state: 's' }));

@@ -9,6 +9,7 @@ import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, TEST_SECRET } from './support/har
 import { startServeProcess, type Running } from './support/processes.js';
 import { POSTGRES_URL, postgresAvailable } from './support/services.js';
 import { freePort } from './support/ports.js';
+import { eventually } from './support/eventually.js';
 
 interface Node {
   url: string;
@@ -103,6 +104,10 @@ describe.runIf(postgresAvailable)('two server processes on one PostgreSQL databa
     const revoked = await fetch(`${a.url}/api/v2/keys/signing/${oldKid}/revoke`, { method: 'PUT', headers: { authorization: `Bearer ${after}` } });
     expect(revoked.status).toBe(200);
     expect((await keysAt(a, before)).status).toBe(401);
+    // Node B hears of it through PostgreSQL (LISTEN/NOTIFY) at once, not when its 30-second key cache expires.
+    await eventually('node B refuses the revoked key', async () => (await keysAt(b, before)).status === 401, 5000);
+    const jwksAfter = (await (await fetch(`${b.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+    expect(jwksAfter.keys.map((key) => key.kid)).not.toContain(oldKid);
     const statuses = (await admin.query<{ status: string }>(`select status from ${schema}.signing_keys order by status`)).rows.map((row) => row.status);
     expect(statuses).toEqual(['current', 'next', 'revoked']);
   });

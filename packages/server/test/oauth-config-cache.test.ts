@@ -73,13 +73,16 @@ describe.each(DIALECTS)('configuration cache of the token endpoint (%s)', (diale
     const tags = [{ tag: 'meta', attributes: { name: 'cached', content: dialect } }];
     expect((await api('PATCH', '/prompts/login-id/screen/login-id/rendering', { rendering_mode: 'advanced', head_tags: tags }, token)).status).toBe(200);
     expect((await api('POST', '/connections', { name, strategy: 'auth0' }, token)).status).toBe(201);
-    // The node that wrote sees every change at once; the other keeps what it read until its entries expire.
+    // The node that wrote sees every change at once. Without a change bus (one SQLite file and no Redis), the other
+    // keeps what it read until its entries expire; on PostgreSQL it hears of the change (change-bus.test.ts).
     expect((await friendly())[0]).toBe(`Cached ${dialect}`);
     expect((await headTags())[0]).toEqual(tags);
     expect((await connectionNames())[0]).toContain(name);
-    expect((await friendly())[1]).toBe(before.friendly[1]);
-    expect((await headTags())[1]).toEqual(before.headTags[1]);
-    expect((await connectionNames())[1]).not.toContain(name);
+    if (dialect === 'sqlite') {
+      expect((await friendly())[1]).toBe(before.friendly[1]);
+      expect((await headTags())[1]).toEqual(before.headTags[1]);
+      expect((await connectionNames())[1]).not.toContain(name);
+    }
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await friendly()).toEqual([`Cached ${dialect}`, `Cached ${dialect}`]);
     expect(await headTags()).toEqual([tags, tags]);

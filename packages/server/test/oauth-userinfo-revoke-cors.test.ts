@@ -152,6 +152,58 @@ describe.each(DIALECTS)('userinfo, revocation, CORS and discovery (%s)', (dialec
     expect((await refresh(rotated.refresh_token ?? '')).json().error).toBe('invalid_grant');
   });
 
+  it('accepts the access token in the query of GET /userinfo (RFC 6750 2.3), once, and only there', async () => {
+    const token = (await login('openid email')).access_token ?? '';
+    const query = `access_token=${encodeURIComponent(token)}`;
+    const viaQuery = await fetch(`${server.url}/userinfo?${query}`);
+    expect(viaQuery.status).toBe(200);
+    expect(await viaQuery.json()).toMatchObject({ sub: fx.user.userId, email: fx.user.email });
+    expect(viaQuery.headers.get('cache-control')).toBe('private');
+    // RFC 6750 3.1: two ways at once is a malformed request.
+    const twice = await fetch(`${server.url}/userinfo?${query}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(twice.status).toBe(400);
+    expect(((await twice.json()) as { error: string }).error).toBe('invalid_request');
+    expect(twice.headers.get('www-authenticate')).toMatch(/^Bearer realm="latchkey", error="invalid_request"/);
+    const forged = await fetch(`${server.url}/userinfo?access_token=not-a-token`);
+    expect(forged.status).toBe(401);
+    expect(((await forged.json()) as { error: string }).error).toBe('invalid_token');
+    // Not in the query of a POST, nor at the Management API.
+    expect((await fetch(`${server.url}/userinfo?${query}`, { method: 'POST' })).status).toBe(401);
+    const management = await fetch(`${server.url}/api/v2/users?access_token=${encodeURIComponent(await server.token())}`);
+    expect(management.status).toBe(401);
+  });
+
+  it('refuses the access tokens of a grant that a reused refresh token or /oauth/revoke ended, opaque and JWT alike', async () => {
+    const refresh = (token: string) =>
+      post('/oauth/token', { grant_type: 'refresh_token', client_id: fx.web.clientId, client_secret: fx.web.clientSecret, refresh_token: token });
+    const refusedAsRevoked = async (token: string) => {
+      const response = await userinfo(token);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+      expect(((await response.json()) as { error_description: string }).error_description).toBe('The grant of this access token was revoked.');
+    };
+
+    const first = await login('openid offline_access');
+    const rotated = (await refresh(first.refresh_token ?? '')).json();
+    const other = await login('openid offline_access');
+    for (const token of [first.access_token, rotated.access_token, other.access_token]) expect((await userinfo(token ?? '')).status).toBe(200);
+    // The first refresh token again: it leaked, so its grant ends, and with it every access token the grant issued.
+    expect((await refresh(first.refresh_token ?? '')).json().error).toBe('invalid_grant');
+    await refusedAsRevoked(first.access_token ?? '');
+    await refusedAsRevoked(rotated.access_token ?? '');
+    // Another grant of the same user and client is not touched.
+    expect((await userinfo(other.access_token ?? '')).status).toBe(200);
+
+    // RFC 7009 2.1: revoking a refresh token also ends the access tokens of its grant, here a JWT for an API and /userinfo.
+    const withApi = await login('openid offline_access', { audience: fx.api.identifier });
+    expect((withApi.access_token ?? '').split('.')).toHaveLength(3);
+    expect((await userinfo(withApi.access_token ?? '')).status).toBe(200);
+    const revoked = await post('/oauth/revoke', { client_id: fx.web.clientId, client_secret: fx.web.clientSecret, token: withApi.refresh_token ?? '' });
+    expect(revoked.status).toBe(200);
+    await refusedAsRevoked(withApi.access_token ?? '');
+    expect((await userinfo(other.access_token ?? '')).status).toBe(200);
+  });
+
   it("allows browser calls only from allowed origins, and a named client's calls only from its own", async () => {
     const preflight = await fetch(`${server.url}/oauth/token`, {
       method: 'OPTIONS',
@@ -160,6 +212,14 @@ describe.each(DIALECTS)('userinfo, revocation, CORS and discovery (%s)', (dialec
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(fx.spa.origin);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Auth0-Client/i);
+    // The browser library's passwordless start sends X-Request-Language when its xRequestLanguage option is set.
+    const passwordlessPreflight = await fetch(`${server.url}/passwordless/start`, {
+      method: 'OPTIONS',
+      headers: { origin: fx.spa.origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,auth0-client,x-request-language' },
+    });
+    expect(passwordlessPreflight.status).toBe(204);
+    const allowedHeaders = (passwordlessPreflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/);
+    expect(allowedHeaders).toEqual(expect.arrayContaining(['content-type', 'auth0-client', 'x-request-language']));
 
     const evil = await fetch(`${server.url}/oauth/token`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
     expect(evil.status).toBe(403);

@@ -51,7 +51,10 @@ export interface SigningKeysOptions {
   tenantId: string;
   sealingKey: Buffer;
   now: () => Date;
-  /** How long a process trusts its cached key set before reading it again (other nodes may rotate). */
+  /**
+   * How long a process trusts its cached key set before reading it again. A change by this process, or by another
+   * node that a change bus reports, drops it at once; this is the fallback when no bus runs.
+   */
   cacheMillis?: number;
 }
 
@@ -64,6 +67,16 @@ export function signingKeys(options: SigningKeysOptions) {
   const cacheMillis = options.cacheMillis ?? 30_000;
   let cache: { loadedAt: number; keys: Map<string, LoadedKey>; current: LoadedKey | undefined } | undefined;
   let loading: Promise<NonNullable<typeof cache>> | undefined;
+  // Bumped when the stored keys change: a read that began before must not become the cache.
+  let generation = 0;
+  const invalidated: (() => void)[] = [];
+  storage.onChange((table) => {
+    if (table !== 'signing_keys') return;
+    generation += 1;
+    cache = undefined;
+    loading = undefined;
+    for (const listener of invalidated) listener();
+  });
 
   async function newKeyRow(status: SigningKeyStatus, at: string): Promise<SigningKeyRow> {
     const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: 2048 });
@@ -85,6 +98,7 @@ export function signingKeys(options: SigningKeysOptions) {
   }
 
   async function load(): Promise<NonNullable<typeof cache>> {
+    const startedAt = generation;
     const rows = await storage.signingKeys.list(tenantId);
     const keys = new Map<string, LoadedKey>();
     let current: LoadedKey | undefined;
@@ -100,16 +114,19 @@ export function signingKeys(options: SigningKeysOptions) {
       }
       keys.set(row.kid, loaded);
     }
-    cache = { loadedAt: Date.now(), keys, current };
-    return cache;
+    const loaded = { loadedAt: Date.now(), keys, current };
+    if (startedAt === generation) cache = loaded;
+    return loaded;
   }
 
   async function keySet(force = false) {
     if (!force && cache && Date.now() - cache.loadedAt < cacheMillis) return cache;
-    loading ??= load().finally(() => {
-      loading = undefined;
+    if (loading) return loading;
+    const started = load().finally(() => {
+      if (loading === started) loading = undefined;
     });
-    return loading;
+    loading = started;
+    return started;
   }
 
   function view(row: SigningKeyRow): SigningKeyView {
@@ -127,6 +144,14 @@ export function signingKeys(options: SigningKeysOptions) {
   }
 
   return {
+    /**
+     * Calls `listener` whenever the stored keys change (here or, with a change bus, on another node): whoever keeps
+     * what a key verified must forget it, since the key may just have been revoked.
+     */
+    onKeysChanged(listener: () => void): void {
+      invalidated.push(listener);
+    },
+
     /** Makes sure a current and a next key exist (run at start, under the bootstrap lock). */
     async ensure(): Promise<void> {
       await storage.exclusive(`latchkey:keys:${tenantId}`, async (repos) => {

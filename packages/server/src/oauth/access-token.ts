@@ -4,6 +4,7 @@ import type { SigningKeys } from '../keys/signing-keys.js';
 import { OAuthError } from './errors.js';
 import { isCompactJwe, type OpaqueTokenCodec } from './opaque-access-token.js';
 import { verifiedTokenCache } from './verified-tokens.js';
+import { isStorageUnavailable } from '../storage/unavailable.js';
 
 /** RFC 6750 3.1: a bad bearer token is 401 with a challenge that names the error. */
 export class InvalidToken extends OAuthError {
@@ -30,6 +31,31 @@ export interface AccessTokenVerifierDeps {
   nowSeconds?: () => number;
 }
 
+/** RFC 6750 3.1: a request that carries its token in more than one way is malformed (400). */
+export class AmbiguousToken extends OAuthError {
+  constructor() {
+    const description = 'The access token was sent both in the Authorization header and in the query: send it once.';
+    super('invalid_request', description, 400, {
+      'www-authenticate': `Bearer realm="latchkey", error="invalid_request", error_description="${description}"`,
+    });
+  }
+}
+
+/**
+ * The bearer token a request presents (RFC 6750 2): the Authorization header, or, where the endpoint allows it, the
+ * `access_token` query parameter (2.3). The query is for clients that cannot set headers; both at once is refused.
+ */
+export function presentedToken(authorization: string | undefined, queryToken?: string): string {
+  if (queryToken !== undefined) {
+    if (authorization !== undefined) throw new AmbiguousToken();
+    return queryToken;
+  }
+  if (!authorization) throw new MissingToken();
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match?.[1]) throw new InvalidToken('Malformed Authorization header: expected Bearer and a token.');
+  return match[1];
+}
+
 /** The same leeway as the JWT checks below. */
 const CLOCK_TOLERANCE_SECONDS = 5;
 
@@ -54,26 +80,25 @@ function openOpaque(deps: AccessTokenVerifierDeps, token: string): JWTPayload & 
 export function accessTokenVerifier(deps: AccessTokenVerifierDeps) {
   // On the deployment's clock, so a token stops being served from here exactly when its checks would refuse it.
   const verified = verifiedTokenCache<JWTPayload & { sub: string }>(deps.nowSeconds ? { nowSeconds: deps.nowSeconds } : {});
-  return async function verify(authorization: string | undefined): Promise<JWTPayload & { sub: string }> {
-    if (!authorization) throw new MissingToken();
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match?.[1]) throw new InvalidToken('Malformed Authorization header: expected Bearer and a token.');
-    const known = verified.get(match[1]);
+  deps.keys.onKeysChanged(() => verified.clear());
+  return async function verify(token: string): Promise<JWTPayload & { sub: string }> {
+    const known = verified.get(token);
     if (known) return known;
-    if (isCompactJwe(match[1])) {
+    if (isCompactJwe(token)) {
       // Opening costs a decipher set-up per call; an application polling with one token pays for it once.
-      const claims = openOpaque(deps, match[1]);
-      verified.set(match[1], claims);
+      const claims = openOpaque(deps, token);
+      verified.set(token, claims);
       return claims;
     }
     try {
-      const payload = await verifyTenantJwt(deps.keys, match[1], { issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS });
+      const payload = await verifyTenantJwt(deps.keys, token, { issuer: deps.issuerClaim, audience: deps.audience, clockTolerance: CLOCK_TOLERANCE_SECONDS });
       if (typeof payload.sub !== 'string') throw new InvalidToken('The access token has no subject.');
       const claims = payload as JWTPayload & { sub: string };
-      verified.set(match[1], claims);
+      verified.set(token, claims);
       return claims;
     } catch (error) {
-      if (error instanceof InvalidToken) throw error;
+      // Keys that could not be read are no verdict on the token: the outage is answered 503, not 401.
+      if (error instanceof InvalidToken || isStorageUnavailable(error)) throw error;
       if (error instanceof joseErrors.JWTExpired) throw new InvalidToken('The access token expired.');
       if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') {
         throw new InvalidToken('The access token is not valid for this endpoint.');

@@ -27,8 +27,9 @@ const CACHED_TABLES: ReadonlySet<ChangedTable> = new Set(['clients', 'resource_s
  * The clients, APIs, client grants, database connections, tenant settings and rendering configurations that
  * every token request and login reads, kept for a short while. Three indexed
  * lookups cost a client-credentials request about a fifth of its time on SQLite (bench/). A write through this
- * process clears the cache at once; a write through another node is seen after at most `ttlMs`, which is the
- * documented propagation delay of a configuration change in a cluster (LATCHKEY_CONFIG_CACHE_SECONDS).
+ * process clears the cache at once, and so does a write through another node that the change bus reports
+ * (services/change-bus: PostgreSQL LISTEN/NOTIFY or Redis pub/sub); without a bus, such a write is seen after at
+ * most `ttlMs` (LATCHKEY_CONFIG_CACHE_SECONDS).
  */
 /** Every document of a paginated list, page after page. */
 async function everyPage<Data>(list: (window: PageWindow) => Promise<PageOf<{ data: Data }>>): Promise<Data[]> {

@@ -2,6 +2,7 @@ import { handleId, newHandle, safeEqual } from '../crypto/handles.js';
 import { secureRandomBytes } from '../crypto/random.js';
 import type { Storage } from '../storage/storage.js';
 import { InvalidGrant } from './errors.js';
+import { revokeGrant } from './grant-revocations.js';
 
 /** A chain unused for this long is dead (an inactivity lifetime); each use rotates its token and starts it again. */
 export const REFRESH_TOKEN_IDLE_SECONDS = 30 * 86_400;
@@ -118,7 +119,7 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
       if (!presented) throw unknownToken();
       const at = deps.now();
       const now = at.toISOString();
-      if ('legacyId' in presented) return redeemLegacy(clientId, presented.legacyId, now);
+      if ('legacyId' in presented) return redeemLegacy(clientId, presented.legacyId, at);
 
       const row = await storage.artifacts.get<ChainData>(tenantId, KIND, presented.chainId);
       if (!row || row.data.client_id !== clientId || row.consumedAt !== null || row.expiresAt <= now) throw unknownToken();
@@ -126,7 +127,7 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
       if (row.data.idle_expires_at !== undefined && row.data.idle_expires_at <= now) throw unknownToken();
       const family = row.family ?? row.id;
       if (!safeEqual(row.data.secret, hash(presented.secret))) {
-        await storage.artifacts.revokeFamily(tenantId, family, now);
+        await revokeGrant(storage, tenantId, family, at);
         throw unknownToken();
       }
       return {
@@ -157,13 +158,13 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
     },
   };
 
-  async function redeemLegacy(clientId: string, id: string, now: string): Promise<RedeemedRefreshToken> {
+  async function redeemLegacy(clientId: string, id: string, at: Date): Promise<RedeemedRefreshToken> {
     const seen = await storage.artifacts.get<RefreshTokenData>(tenantId, KIND, id);
     if (!seen || seen.data.client_id !== clientId) throw unknownToken();
-    const spent = await storage.artifacts.consume<RefreshTokenData>(tenantId, KIND, id, now);
+    const spent = await storage.artifacts.consume<RefreshTokenData>(tenantId, KIND, id, at.toISOString());
     const family = seen.family ?? seen.id;
     if (!spent) {
-      if (seen.consumedAt !== null) await storage.artifacts.revokeFamily(tenantId, family, now);
+      if (seen.consumedAt !== null) await revokeGrant(storage, tenantId, family, at);
       throw unknownToken();
     }
     return { data: spent.data, family, rotate: () => store.create(spent.data, family), end: async () => {} };

@@ -1,6 +1,7 @@
 import type { Storage } from '../storage/storage.js';
 import type { AuthenticatedClient } from './client-auth.js';
 import { InvalidRequest, UnsupportedTokenType } from './errors.js';
+import { revokeGrant } from './grant-revocations.js';
 import { refreshTokenStore } from './refresh-tokens.js';
 
 export interface RevokeDeps {
@@ -11,7 +12,8 @@ export interface RevokeDeps {
 }
 
 /**
- * RFC 7009 for refresh tokens: revoking one ends its whole grant (every rotation of it). Unknown tokens and
+ * RFC 7009 for refresh tokens: revoking one ends its whole grant (every rotation of it, and as 2.1 advises the access
+ * tokens issued from it, at our own endpoints: oauth/grant-revocations.ts). Unknown tokens and
  * tokens of other clients are answered like success, so the endpoint tells nobody which tokens exist.
  */
 export async function revokeRefreshToken(client: AuthenticatedClient, token: string | undefined, hint: string | undefined, deps: RevokeDeps): Promise<void> {
@@ -19,5 +21,5 @@ export async function revokeRefreshToken(client: AuthenticatedClient, token: str
   if (hint !== undefined && hint !== 'refresh_token') throw new UnsupportedTokenType('Only refresh tokens can be revoked.');
   const found = await refreshTokenStore(deps).find(token);
   if (!found || found.data.client_id !== client.clientId) return;
-  await deps.storage.artifacts.revokeFamily(deps.tenantId, found.family, deps.now().toISOString());
+  await revokeGrant(deps.storage, deps.tenantId, found.family, deps.now());
 }

@@ -4,6 +4,7 @@ import type { ClientData } from '../services/clients.js';
 import type { Storage } from '../storage/storage.js';
 import type { OAuthConfig } from './config-cache.js';
 import { UnauthorizedClient } from './errors.js';
+import { GRANT_ID_CLAIM } from './grant-revocations.js';
 import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';
 import type { OpaqueTokenCodec } from './opaque-access-token.js';
 import { refreshTokenStore, type RedeemedRefreshToken, type RefreshTokenData } from './refresh-tokens.js';
@@ -136,6 +137,8 @@ export function userTokens(deps: UserTokensDeps) {
           scope: result.scope,
           azp: grant.clientId,
           jti: randomId(24),
+          // Our endpoints refuse the token once its grant is revoked (a replayed code or refresh token).
+          [GRANT_ID_CLAIM]: grant.grantId,
           ...(grant.certificateThumbprint ? { cnf: { 'x5t#S256': grant.certificateThumbprint } } : {}),
         };
         // An API verifies its tokens itself and needs a JWT; a token for /userinfo only is read by us alone.

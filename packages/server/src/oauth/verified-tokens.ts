@@ -2,8 +2,8 @@
  * Remembers access tokens whose signature (or seal) and claims were verified, so that an application polling
  * `/userinfo` with the same token pays for one RSA verification or decryption, not one per call. Keyed by the whole token
  * string: a hit is the very token that was verified. An entry lasts until the token expires, and at most
- * `maxAgeSeconds`, so that a revoked signing key stops its tokens here as quickly as the key cache notices.
- * Bounded; the oldest entries go first.
+ * `maxAgeSeconds`; the owner clears the cache when the signing keys change (a revoked key must stop its tokens at
+ * once). Bounded; the oldest entries go first.
  */
 export function verifiedTokenCache<T extends { exp?: number | undefined }>(options: { limit?: number; maxAgeSeconds?: number; nowSeconds?: () => number } = {}) {
   const limit = options.limit ?? 10_000;
@@ -11,6 +11,9 @@ export function verifiedTokenCache<T extends { exp?: number | undefined }>(optio
   const now = options.nowSeconds ?? (() => Date.now() / 1000);
   const entries = new Map<string, { claims: T; until: number }>();
   return {
+    clear(): void {
+      entries.clear();
+    },
     get(token: string): T | undefined {
       const hit = entries.get(token);
       if (hit === undefined) return undefined;

@@ -7,7 +7,9 @@ export const AUTHENTICATION_CORS_PATHS = [/^\/oauth\/token\/?$/, /^\/oauth\/revo
 /** The Management API's current-user calls (the browser library's `Management`), made with bearer tokens. */
 export const MANAGEMENT_CORS_PATHS = [/^\/api\/v2\/users\//];
 
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Auth0-Client, X-Requested-With';
+// X-Request-Language: the browser library sends it with passwordless start when its `xRequestLanguage` option is
+// set; a preflight that does not allow it makes the browser refuse the call. (The server does not read it.)
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Auth0-Client, X-Requested-With, X-Request-Language';
 
 export interface CorsDeps {
   config: OAuthConfig;

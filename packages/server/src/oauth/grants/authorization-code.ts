@@ -1,4 +1,5 @@
 import { handleId } from '../../crypto/handles.js';
+import { revokeGrant } from '../grant-revocations.js';
 import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../errors.js';
 import { verifierMatches } from '../pkce.js';
 import type { Grant } from './grant.js';
@@ -29,11 +30,11 @@ export const authorizationCodeGrant: Grant = {
     }
     if (!params.code) throw new InvalidRequest('Missing required parameter: code');
     const id = handleId(users.handleKey, params.code);
-    const now = users.now().toISOString();
-    const artifact = await storage.artifacts.consume<AuthorizationCodeData>(tenantId, 'authorization_code', id, now);
+    const at = users.now();
+    const artifact = await storage.artifacts.consume<AuthorizationCodeData>(tenantId, 'authorization_code', id, at.toISOString());
     if (!artifact) {
       const seen = await storage.artifacts.get(tenantId, 'authorization_code', id);
-      if (seen?.consumedAt && seen.family) await storage.artifacts.revokeFamily(tenantId, seen.family, now);
+      if (seen?.consumedAt && seen.family) await revokeGrant(storage, tenantId, seen.family, at);
       throw new InvalidGrant('Invalid authorization code');
     }
     const code = artifact.data;

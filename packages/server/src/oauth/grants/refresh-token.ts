@@ -1,6 +1,7 @@
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.js';
 import { splitScope } from '../scopes.js';
 import type { Grant } from './grant.js';
+import { revokeGrant } from '../grant-revocations.js';
 
 /**
  * RFC 6749 6 with rotation: each use spends the presented token and answers its successor (oauth/refresh-tokens.ts
@@ -23,7 +24,7 @@ export const refreshTokenGrant: Grant = {
     if (outside.length > 0) throw new InvalidScope(`The requested scope exceeds the original grant: ${outside.join(' ')}`);
     const user = await users.userTokens.loadUser(token.user_id);
     if (!user || user.blocked) {
-      await storage.artifacts.revokeFamily(tenantId, presented.family, users.now().toISOString());
+      await revokeGrant(storage, tenantId, presented.family, users.now());
       throw new InvalidGrant('Unknown or invalid refresh token.');
     }
     // A narrower scope applies to this answer only; the next refresh token keeps the original grant.

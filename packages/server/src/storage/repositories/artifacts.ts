@@ -17,7 +17,10 @@ export type ArtifactKind =
   | 'user_block'
   | 'ip_failures'
   | 'unblock_ticket'
-  | 'saml_assertion';
+  | 'saml_assertion'
+  | 'saml_logout_request'
+  /** Written and read by grant-revocations.ts only. */
+  | 'revoked_grant';
 
 export interface Artifact<Data> {
   id: string;

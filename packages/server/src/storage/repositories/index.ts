@@ -7,12 +7,32 @@ import type { UserData } from '../../services/users.js';
 import type { Database } from '../schema.js';
 import { artifactsRepository } from './artifacts.js';
 import { documentRepository, type DocumentTable } from './documents.js';
+import { grantRevocationsRepository } from './grant-revocations.js';
 import { renderingConfigsRepository } from './rendering-configs.js';
 import { signingKeysRepository } from './signing-keys.js';
 import { tenantsRepository } from './tenants.js';
 
-/** Tables whose writes are announced to storage.onChange listeners (the configuration caches). */
-export type ChangedTable = DocumentTable | 'tenants' | 'rendering_configs';
+/**
+ * What writes are announced as, to storage.onChange listeners (the caches) and through the change bus to other
+ * nodes: tables, and `grant_revocations` (rows of the artifacts table, whose other writes are not announced).
+ */
+export type ChangedTable = DocumentTable | 'tenants' | 'rendering_configs' | 'signing_keys' | 'grant_revocations';
+
+// A record, so that the compiler insists on every name.
+const ANNOUNCED: Record<ChangedTable, true> = {
+  clients: true,
+  resource_servers: true,
+  client_grants: true,
+  connections: true,
+  users: true,
+  tenants: true,
+  rendering_configs: true,
+  signing_keys: true,
+  grant_revocations: true,
+};
+
+/** Every announced name, for a node that must assume anything changed (a change bus that missed messages). */
+export const CHANGED_TABLES = Object.keys(ANNOUNCED) as readonly ChangedTable[];
 
 export type ClientColumns = { secret_hash: string | null };
 export type ResourceServerColumns = { identifier: string; is_system: number };
@@ -35,7 +55,7 @@ export type UserColumns = {
 export function createRepositories(db: Kysely<Database>, changed?: (table: ChangedTable) => void) {
   return {
     tenants: tenantsRepository(db, () => changed?.('tenants')),
-    signingKeys: signingKeysRepository(db),
+    signingKeys: signingKeysRepository(db, () => changed?.('signing_keys')),
     clients: documentRepository<ClientData, ClientColumns>(db, 'clients', 'client_id', ['secret_hash'], changed),
     resourceServers: documentRepository<ResourceServerData, ResourceServerColumns>(db, 'resource_servers', 'id', [
       'identifier',
@@ -53,6 +73,7 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
     ], changed),
     renderingConfigs: renderingConfigsRepository(db, () => changed?.('rendering_configs')),
     artifacts: artifactsRepository(db),
+    grantRevocations: grantRevocationsRepository(db, () => changed?.('grant_revocations')),
   };
 }
 
