@@ -55,6 +55,30 @@ describe('loadConfig', () => {
     expect(error.variable).toBe('LATCHKEY_EDGE_API_KEY');
   });
 
+  it('trusts no proxy unless LATCHKEY_TRUST_PROXY names a hop count, addresses and CIDR ranges, or true', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ LATCHKEY_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ LATCHKEY_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ LATCHKEY_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ LATCHKEY_TRUST_PROXY: ' 10.0.0.0/8, 127.0.0.1,::1, fd00::/8,loopback ' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8', 'loopback']);
+    for (const bad of ['0', '11', 'yes', '10.0.0.0/33', '::/129', '10.0.0.1/8/8', 'proxy.internal', '10.0.0.1,', '10.0.0.0/x']) {
+      const error = configError({ LATCHKEY_TRUST_PROXY: bad });
+      expect(error.variable, bad).toBe('LATCHKEY_TRUST_PROXY');
+    }
+  });
+
+  it('gives slow clients 10 s for headers, 30 s for a request and 5 s of keep-alive unless configured otherwise', () => {
+    expect(loadConfig({}).timeouts).toEqual({ headersSeconds: 10, requestSeconds: 30, keepAliveSeconds: 5 });
+    const configured = { LATCHKEY_HEADERS_TIMEOUT_SECONDS: '20', LATCHKEY_REQUEST_TIMEOUT_SECONDS: '20', LATCHKEY_KEEP_ALIVE_TIMEOUT_SECONDS: '65' };
+    expect(loadConfig(configured).timeouts).toEqual({ headersSeconds: 20, requestSeconds: 20, keepAliveSeconds: 65 });
+    for (const [variable, bad] of [['LATCHKEY_HEADERS_TIMEOUT_SECONDS', '0'], ['LATCHKEY_REQUEST_TIMEOUT_SECONDS', '3601'], ['LATCHKEY_KEEP_ALIVE_TIMEOUT_SECONDS', '1.5']] as const) {
+      expect(configError({ [variable]: bad }).message).toMatch(new RegExp(`^${variable}: expected whole seconds \\d+-\\d+, got "${bad}"$`));
+    }
+    // The headers are part of the request: Node refuses a longer timeout for them.
+    const error = configError({ LATCHKEY_HEADERS_TIMEOUT_SECONDS: '31' });
+    expect(error.message).toBe('LATCHKEY_HEADERS_TIMEOUT_SECONDS: must not exceed LATCHKEY_REQUEST_TIMEOUT_SECONDS (30)');
+  });
+
   it('sweeps expired artifacts every ten minutes unless LATCHKEY_SWEEP_SECONDS says otherwise (0 is off)', () => {
     expect(loadConfig({}).sweepSeconds).toBe(600);
     expect(loadConfig({ LATCHKEY_SWEEP_SECONDS: '0' }).sweepSeconds).toBe(0);

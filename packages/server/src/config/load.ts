@@ -2,6 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseRateLimit, parseRateLimitOverrides, type RateLimitSpec } from './rate-limit-spec.js';
 import { AUTH_RATE_LIMIT_OVERRIDES } from './settings.js';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
@@ -34,6 +35,10 @@ export interface Config {
   };
   /** Shared with the customer edge that terminates mTLS; unset, forwarded certificates are not trusted. */
   edgeApiKey: string | undefined;
+  /** Reverse proxies whose X-Forwarded-For names the client (rate limits, attack protection, logs). */
+  trustProxy: TrustProxy;
+  /** How long a client may take to send a request's headers, the whole request, and to reuse an idle connection. */
+  timeouts: { headersSeconds: number; requestSeconds: number; keepAliveSeconds: number };
   production: boolean;
   /** Serve the demo application (`/demo/`) and provision its client; never in production. */
   demo: boolean;
@@ -148,13 +153,27 @@ export function loadConfig(env: Env = process.env): Config {
   } catch (error) {
     throw new ConfigError('LATCHKEY_AUTH_RATE_LIMITS', (error as Error).message);
   }
-  const cacheRaw = read(env, 'LATCHKEY_CONFIG_CACHE_SECONDS') ?? '5';
-  if (!/^\d+$/.test(cacheRaw) || Number(cacheRaw) > 300) {
-    throw new ConfigError('LATCHKEY_CONFIG_CACHE_SECONDS', `expected whole seconds 0-300, got "${cacheRaw}"`);
+  const seconds = (name: string, fallback: number, min: number, max: number) => {
+    const raw = read(env, name) ?? String(fallback);
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(name, `expected whole seconds ${min}-${max}, got "${raw}"`);
+    return Number(raw);
+  };
+  const configCacheSeconds = seconds('LATCHKEY_CONFIG_CACHE_SECONDS', 5, 0, 300);
+  const sweepSeconds = seconds('LATCHKEY_SWEEP_SECONDS', 600, 0, 86_400);
+  const timeouts = {
+    headersSeconds: seconds('LATCHKEY_HEADERS_TIMEOUT_SECONDS', 10, 1, 600),
+    requestSeconds: seconds('LATCHKEY_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
+    keepAliveSeconds: seconds('LATCHKEY_KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 600),
+  };
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
+  if (timeouts.headersSeconds > timeouts.requestSeconds) {
+    throw new ConfigError('LATCHKEY_HEADERS_TIMEOUT_SECONDS', `must not exceed LATCHKEY_REQUEST_TIMEOUT_SECONDS (${timeouts.requestSeconds})`);
   }
-  const sweepRaw = read(env, 'LATCHKEY_SWEEP_SECONDS') ?? '600';
-  if (!/^\d+$/.test(sweepRaw) || Number(sweepRaw) > 86_400) {
-    throw new ConfigError('LATCHKEY_SWEEP_SECONDS', `expected whole seconds 0-86400, got "${sweepRaw}"`);
+  let trustProxy: TrustProxy;
+  try {
+    trustProxy = parseTrustProxy(read(env, 'LATCHKEY_TRUST_PROXY'));
+  } catch (error) {
+    throw new ConfigError('LATCHKEY_TRUST_PROXY', (error as Error).message);
   }
   const edgeApiKey = read(env, 'LATCHKEY_EDGE_API_KEY');
   if (edgeApiKey !== undefined && edgeApiKey.length < 32) throw new ConfigError('LATCHKEY_EDGE_API_KEY', 'use at least 32 characters');
@@ -184,9 +203,11 @@ export function loadConfig(env: Env = process.env): Config {
     managementRateLimit,
     breachedRangeUrl,
     authRateLimit,
-    configCacheSeconds: Number(cacheRaw),
-    sweepSeconds: Number(sweepRaw),
+    configCacheSeconds,
+    sweepSeconds,
     edgeApiKey,
+    trustProxy,
+    timeouts,
     delivery: {
       smtpUrl,
       mailFrom,

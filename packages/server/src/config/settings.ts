@@ -29,7 +29,7 @@ export const SETTINGS = [
   {
     env: 'REDIS_URL',
     default: '',
-    meaning: 'When set (`redis://host:port`), rate-limit counters live in Redis so several nodes share them.',
+    meaning: 'When set (`redis://host:port`), rate-limit counters live in Redis so several nodes share them; with SQLite, nodes also announce their changes to each other through it (pub/sub).',
   },
   { env: 'LATCHKEY_DATA_DIR', default: './data', meaning: 'Folder for generated development secrets and admin credentials.' },
   { env: 'LATCHKEY_TENANT', default: 'latchkey', meaning: 'Name of the tenant this deployment serves.' },
@@ -92,7 +92,7 @@ export const SETTINGS = [
     env: 'LATCHKEY_CONFIG_CACHE_SECONDS',
     default: '5',
     meaning:
-      'How long a node may keep the configuration it read (clients, APIs, client grants, database connections, tenant settings, rendering configurations) for the token endpoint and the login pages (0-300; 0 reads the database on every request). Changes made through a node apply there at once; other nodes see them within this time.',
+      'How long a node may keep the configuration it read (clients, APIs, client grants, database connections, tenant settings, rendering configurations) for the token endpoint and the login pages (0-300; 0 reads the database on every request). Changes made through a node apply there at once, and on the other nodes as soon as they hear of them through PostgreSQL or Redis (see Operations); without either, other nodes see them within this time.',
   },
   {
     env: 'LATCHKEY_SWEEP_SECONDS',
@@ -105,6 +105,28 @@ export const SETTINGS = [
     default: '',
     meaning:
       'Key the edge proxy that verifies client certificates sends as `cname-api-key` (at least 32 characters). When set, the token endpoint accepts mTLS client authentication from requests carrying it with `client-certificate` and `client-certificate-ca-verified`; unset, those headers are ignored.',
+  },
+  {
+    env: 'LATCHKEY_TRUST_PROXY',
+    default: '',
+    meaning:
+      'Reverse proxies whose `X-Forwarded-For` header is believed: their addresses and CIDR ranges separated by commas (`10.0.0.0/8,127.0.0.1`; also `loopback`, `linklocal`, `uniquelocal`), or a hop count (`1` for the one proxy in front of Latchkey), or `true` for any. A hop count and `true` also believe whoever connects directly, so use them only where nothing reaches Latchkey except through the proxies. The client address found this way counts for the rate limits, attack protection and the logs. Unset, the connection\'s own address is the client\'s: behind a proxy every client then shares the proxy\'s address. See Operations.',
+  },
+  {
+    env: 'LATCHKEY_HEADERS_TIMEOUT_SECONDS',
+    default: '10',
+    meaning: 'Seconds a client has to send a request\'s headers, counted from when it connects or starts the request (1-600); then it is answered 408 and the connection closed.',
+  },
+  {
+    env: 'LATCHKEY_REQUEST_TIMEOUT_SECONDS',
+    default: '30',
+    meaning: 'Seconds a client has to send a whole request, headers and body (1-3600, at least the headers timeout); then it is answered 408 and the connection closed.',
+  },
+  {
+    env: 'LATCHKEY_KEEP_ALIVE_TIMEOUT_SECONDS',
+    default: '5',
+    meaning:
+      'Seconds an idle keep-alive connection stays open for the next request (1-600). Behind a load balancer that reuses connections, set it above the balancer\'s idle timeout (e.g. 65 behind one that keeps them 60).',
   },
   {
     env: 'LATCHKEY_DEMO',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { randomId } from '../../src/crypto/random.js';
@@ -38,6 +39,8 @@ export interface TestServerOptions {
   https?: AppOptions['https'];
   /** The host name of the issuer and `url` when listening (default localhost; some peers refuse localhost). */
   publicHost?: string;
+  /** The server's logger (default: one at LOG_LEVEL, silent in tests), e.g. to read what it logs. */
+  logger?: Logger;
 }
 
 /** A per-suite database: a temporary SQLite file, or a fresh PostgreSQL schema dropped on close. */
@@ -89,7 +92,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const ownIssuer: Record<string, string> = port && !env.LATCHKEY_ISSUER ? { LATCHKEY_ISSUER: `${scheme}://${host}:${port}` } : {};
   const config = loadConfig({ ...env, PORT: String(port), ...ownIssuer });
   const schema = env.TEST_PG_SCHEMA;
-  const registry = await createRegistry(config, schema ? { schema } : {});
+  const registry = await createRegistry(config, { ...(schema ? { schema } : {}), ...(options.logger ? { logger: options.logger } : {}) });
   const app = await buildApp(registry, options.https ? { https: options.https } : {});
   let url = config.issuer;
   if (options.listen) {

@@ -32,18 +32,26 @@ export function authorizeDeps(registry: Registry): AuthorizeDeps {
   };
 }
 
-/** The transaction this browser is in, or the error page that says the login must start again. */
-export async function openTransaction(registry: Registry, request: FastifyRequest, reply: FastifyReply, state: string): Promise<OpenTransaction | FastifyReply> {
+/** Waits until `page` is sent; undefined tells the caller that the request is answered. */
+async function answered(page: Promise<FastifyReply>): Promise<undefined> {
+  await page;
+  return undefined;
+}
+
+/**
+ * The transaction this browser is in; undefined once the error page saying that the login must start again has
+ * been sent (the route then returns the reply). The reply itself is not returned: it is thenable, so an async
+ * function's promise resolves to what awaiting the reply gives, undefined, and the caller could not tell it apart.
+ */
+export async function openTransaction(registry: Registry, request: FastifyRequest, reply: FastifyReply, state: string): Promise<OpenTransaction | undefined> {
   const handle = transactionHandle(request, state);
   const transaction = handle ? await registry.transactions.find(state, handle) : undefined;
   const client = transaction ? await registry.oauthConfig.client(transaction.request.clientId) : undefined;
   if (!handle || !transaction || !client) {
-    return sendErrorPage(registry, reply, 400, 'invalid_request', 'This login has expired or was started in another browser. Go back to the application and start again.');
+    return answered(sendErrorPage(registry, reply, 400, 'invalid_request', 'This login has expired or was started in another browser. Go back to the application and start again.'));
   }
   return { handle, transaction, client, query: `?state=${encodeURIComponent(transaction.publicId)}` };
 }
-
-export const isOpen = (value: OpenTransaction | FastifyReply): value is OpenTransaction => 'transaction' in value;
 
 /** The hidden fields every form of a transaction carries. */
 export const formFields = (registry: Registry, open: OpenTransaction) => ({ state: open.transaction.publicId, _csrf: registry.transactions.csrfToken(open.handle) });
@@ -63,20 +71,20 @@ export const csrfFailed = (registry: Registry, reply: FastifyReply, client: Cach
 
 /**
  * What every form post of a transaction checks first: a well-formed body, the transaction of this browser, the
- * CSRF token, and the database connection. Answers the error page itself when one fails.
+ * CSRF token, and the database connection. When one fails it sends the error page and resolves to undefined.
  */
 export async function openForm(
   registry: Registry,
   request: FastifyRequest,
   reply: FastifyReply,
   form: { state: string; _csrf?: string | undefined },
-): Promise<{ open: OpenTransaction; connection: ConnectionData } | FastifyReply> {
-  if (request.validationError) return sendErrorPage(registry, reply, 400, 'invalid_request', 'The form was not filled in as expected.');
+): Promise<{ open: OpenTransaction; connection: ConnectionData } | undefined> {
+  if (request.validationError) return answered(sendErrorPage(registry, reply, 400, 'invalid_request', 'The form was not filled in as expected.'));
   const open = await openTransaction(registry, request, reply, form.state);
-  if (!isOpen(open)) return open;
-  if (!registry.transactions.csrfValid(open.handle, form._csrf)) return csrfFailed(registry, reply, open.client);
+  if (!open) return undefined;
+  if (!registry.transactions.csrfValid(open.handle, form._csrf)) return answered(csrfFailed(registry, reply, open.client));
   const connection = await databaseConnection(registry, open);
-  if (!connection) return noDatabaseConnection(registry, reply, open.client);
+  if (!connection) return answered(noDatabaseConnection(registry, reply, open.client));
   return { open, connection };
 }
 
@@ -106,7 +114,7 @@ export async function finishLogin(
   }
   const { handle, session, issued } = created;
   clearTransactionCookie(registry, reply, open.transaction.publicId);
-  setSessionCookie(registry, reply, handle);
+  await setSessionCookie(registry, reply, handle);
   if (saml) return sendSamlAnswer(registry, reply, open.client, saml, session);
   return sendAnswer(reply, await completeAuthorization(authorization, open.client, session, deps, issued));
 }
