@@ -137,7 +137,9 @@ describe('e-mail and SMS delivery', () => {
       const page = await fetch(`${server.url}/dev/outbox`);
       expect(page.status).toBe(200);
       const html = await page.text();
-      expect(html).toContain(`E-mail to ${fx.user.email}: Reset your password`);
+      expect(html).toContain(`<h2>Reset your password</h2><dl><dt>E-mail to</dt><dd>${fx.user.email}</dd>`);
+      // The reset link is a link (its ticket's characters escaped in the attribute and the text alike).
+      expect(html).toMatch(/<a href="(http:\/\/[^"]+\/u\/reset-password\?ticket=[^"]+)">\1<\/a>/);
       expect(html).toContain('&lt;b&gt;654321&lt;/b&gt; is your code');
       expect(html).not.toContain('<b>654321');
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderPage, selectRenderingConfig, type PageModel, type RenderingConfig } from '../src/http/login/render/index.js';
+import { pagePolicy, renderPage, selectRenderingConfig, type PageModel, type RenderingConfig } from '../src/http/login/render/index.js';
 
 const HOSTILE = `"><script>window.x=1</script><img src=x onerror=alert(1)></title></style>\u2028'`;
 
@@ -90,10 +90,37 @@ describe('hosted page renderer', () => {
     expect(html).not.toContain('bad attr');
     expect(html).toContain('<script src="https://cdn.example/app.js" defer></script>');
     expect(html).toContain('<\\/SCRIPT><b>x</b>');
-    expect(html).toContain('var hint = "\\"\\u003e\\u003cscript\\u003e');
+    // Every character but letters and digits is a \\u escape: the literal cannot end early whatever the value.
+    expect(html).toContain('<script nonce="nonce123">var hint = "\\u0022\\u003e\\u003cscript\\u003ewindow\\u002ex');
     expect(html).not.toContain('evil.example');
     expect(html).not.toContain('nope');
     expect(html).toContain('<title>T &quot;&gt;&lt;script&gt;');
+  });
+
+  it('lets only nonce\'d inline scripts and the hosts of configured script sources run on an advanced page', () => {
+    const config = advanced({
+      context_configuration: ['untrusted_data.authorization_params.login_hint'],
+      head_tags: [
+        { tag: 'script', attributes: { src: 'https://cdn.example/app.js', async: true } },
+        { tag: 'script', attributes: { src: 'https://cdn.example/npm/{{ untrusted_data.authorization_params.login_hint }}' } },
+        { tag: 'script', attributes: { src: 'https://{{ untrusted_data.authorization_params.login_hint }}.example/x.js' } },
+        { tag: 'script', attributes: { src: '/js/latchkey/app.js' } },
+        { tag: 'script', attributes: { src: 'data:text/javascript,alert(1)' } },
+        { tag: 'script', attributes: { nonce: 'configured', onerror: 'alert({{ untrusted_data.authorization_params.login_hint }})' }, content: 'window.ok = 1;' },
+        { tag: 'link', attributes: { rel: 'stylesheet', href: 'https://styles.example/a.css', onload: 'alert(1)' } },
+      ],
+    });
+    const page = model({ renderingConfig: config });
+    expect(pagePolicy(page)).toBe("script-src 'nonce-nonce123' https://cdn.example 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+    const html = renderPage(page);
+    expect(html).toContain('<script nonce="nonce123">window.ok = 1;</script>');
+    expect(html).toContain('<link rel="stylesheet" href="https://styles.example/a.css">');
+    expect(html).not.toContain('nonce="configured"');
+    // Request data never chooses the code: a script whose address has a placeholder is left out.
+    expect(html).toContain('<script src="https://cdn.example/app.js" async></script>');
+    expect(html).not.toContain('cdn.example/npm');
+    expect(html).not.toContain('.example/x.js');
+    expect(pagePolicy(model())).toMatch(/^default-src 'self'; script-src 'nonce-nonce123'; .*base-uri 'none'; frame-ancestors 'none'$/);
   });
 
   it('drops the default head tags when asked, and wraps the page in the tenant template only when configured', () => {

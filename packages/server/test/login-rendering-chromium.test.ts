@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/chromium.js';
+import { HOSTILE_SCRIPT_VALUE } from './support/hostile-values.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
@@ -77,5 +78,142 @@ describe('advanced rendering of the login screen in Chromium', () => {
     expect(await page.inputValue('input[name="username"]')).toBe(HOSTILE_HINT);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
     await context.close();
+  });
+});
+
+/** The request data an advanced screen's context can carry, each as the placeholder a script would use. */
+const UNTRUSTED_FIELDS: Record<string, string> = {
+  login_hint: 'untrusted_data.authorization_params.login_hint',
+  screen_hint: 'untrusted_data.authorization_params.screen_hint',
+  ui_locales: 'untrusted_data.authorization_params.ui_locales',
+  'ext-campaign': 'untrusted_data.authorization_params.ext-campaign',
+  username: 'untrusted_data.submitted_form_data.username',
+};
+
+/**
+ * Configured inline scripts reading one field: one script per context ('...', "...", `...`, `${}`, a bare
+ * expression, comments), each appending what it read to `window.__seen[field]`, so a value that breaks out of one
+ * context runs its own code rather than only breaking its neighbours.
+ */
+function contextScripts(field: string, path: string): { tag: string; content: string }[] {
+  const p = `{{ ${path} }}`;
+  // A statement as a page author writes it; a value that ends its literal early would run the rest as code.
+  const push = (expression: string) => `var read = ${expression};\n(window.__seen[${JSON.stringify(field)}] = window.__seen[${JSON.stringify(field)}] || []).push(read);`;
+  return [`'${p}'`, `"${p}"`, `\`${p}\``, `\`\${ ${p} }\``, p, `/* ${p} */ 'comments' // ${p}\n`].map((expression) => ({ tag: 'script', content: push(expression) }));
+}
+
+/**
+ * Placeholders of configured scripts in a real browser: hostile values in every untrusted field, inside every
+ * kind of quote, read back exactly and never run; the page's policy lets only nonce'd inline scripts and the
+ * configured script host run.
+ */
+describe('placeholders in advanced screens and their script policy in Chromium', () => {
+  const SCRIPT_HOST = 'https://scripts.example.test';
+  let server: TestServer;
+  let fx: LoginFixture;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startTestServer({ dialect: 'sqlite', listen: true });
+    fx = await provisionLogin(server);
+    const configured = await managementApi(server)('PATCH', '/prompts/login/screen/login/rendering', {
+      rendering_mode: 'advanced',
+      context_configuration: ['untrusted_data.submitted_form_data', ...Object.values(UNTRUSTED_FIELDS).filter((path) => path.includes('authorization_params'))],
+      head_tags: [
+        { tag: 'script', attributes: { src: `${SCRIPT_HOST}/widget.js`, defer: true } },
+        { tag: 'script', content: 'window.__seen = {};' },
+        ...Object.entries(UNTRUSTED_FIELDS).flatMap(([field, path]) => contextScripts(field, path)),
+      ],
+      filters: { match_type: 'includes_any', clients: [{ id: fx.web.clientId }] },
+    });
+    expect(configured.status, JSON.stringify(configured.body)).toBe(200);
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('reads hostile values back exactly in every quote context, runs none of them, and allows only nonce and configured host', async () => {
+    const context = await browser.newContext();
+    // The configured host and one the configuration never named, both answering with code.
+    await context.route(`${SCRIPT_HOST}/**`, (route) => route.fulfill({ contentType: 'text/javascript', body: 'window.__external = "ran";' }));
+    await context.route('https://elsewhere.example.test/**', (route) => route.fulfill({ contentType: 'text/javascript', body: 'window.__elsewhere = "ran";' }));
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', async (dialog) => {
+      dialogs.push(dialog.message());
+      await dialog.dismiss();
+    });
+    const pwned = () => page.evaluate(() => (window as unknown as { pwned?: unknown }).pwned);
+    const seen = () => page.evaluate(() => (window as unknown as { __seen?: Record<string, unknown[]> }).__seen ?? {});
+
+    const params = new URLSearchParams({
+      client_id: fx.web.clientId,
+      redirect_uri: fx.web.callback,
+      response_type: 'code',
+      login_hint: HOSTILE_SCRIPT_VALUE,
+      screen_hint: HOSTILE_SCRIPT_VALUE,
+      ui_locales: HOSTILE_SCRIPT_VALUE,
+      'ext-campaign': HOSTILE_SCRIPT_VALUE,
+    });
+    const response = await page.goto(`${server.url}/authorize?${params.toString()}`);
+    const policy = (await response?.allHeaders())?.['content-security-policy'] ?? '';
+    expect(policy).toMatch(/^script-src 'nonce-[A-Za-z0-9+/]+={0,2}' https:\/\/scripts\.example\.test; object-src 'none'; base-uri 'none'; frame-ancestors 'none'$/);
+    await page.waitForFunction(() => (window as unknown as { __external?: string }).__external === 'ran', undefined, { timeout: 15_000 });
+    expect(await pwned()).toBeUndefined();
+    const first = await seen();
+    for (const field of ['login_hint', 'screen_hint', 'ui_locales', 'ext-campaign', 'username']) {
+      // On the first visit the login field is filled from login_hint, so the form data carries it too.
+      expect(first[field], field).toEqual([...Array(5).fill(HOSTILE_SCRIPT_VALUE), 'comments']);
+    }
+
+    // Submitted form data comes back on the refused attempt's page, again only as data.
+    await page.fill('#field-username', HOSTILE_SCRIPT_VALUE);
+    const typed = await page.inputValue('#field-username');
+    await page.fill('#field-password', 'not the password');
+    await Promise.all([page.waitForURL(/\/u\/login/), page.click('button[type="submit"]')]);
+    await page.waitForSelector('#page-error');
+    expect(typed).toContain(`';globalThis.pwned`);
+    expect((await seen()).username).toEqual([...Array(5).fill(typed), 'comments']);
+    expect(await pwned()).toBeUndefined();
+
+    // Code the configuration did not name does not run: an inline script without the nonce, a script of another host.
+    const foreignLoad = await page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          const inline = document.createElement('script');
+          inline.textContent = 'window.__inline = "ran";';
+          document.head.append(inline);
+          const foreign = document.createElement('script');
+          foreign.src = 'https://elsewhere.example.test/x.js';
+          foreign.onload = () => resolve('loaded');
+          foreign.onerror = () => resolve('refused');
+          document.head.append(foreign);
+        }),
+    );
+    expect(foreignLoad).toBe('refused');
+    expect(await page.evaluate(() => [(window as unknown as { __inline?: string }).__inline, (window as unknown as { __elsewhere?: string }).__elsewhere])).toEqual([undefined, undefined]);
+    expect(dialogs).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps frame-ancestors and base-uri on every hosted page', async () => {
+    const answer = await fetch(`${server.url}/authorize?${new URLSearchParams({ client_id: fx.spa.clientId, redirect_uri: fx.spa.callback, response_type: 'code' }).toString()}`, { redirect: 'manual' });
+    const cookie = answer.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+    const pages = {
+      'standard login page': await fetch(new URL(answer.headers.get('location') ?? '', server.url), { headers: { cookie } }),
+      'error page': await fetch(`${server.url}/u/login?state=unknown`),
+      'reset page': await fetch(`${server.url}/u/reset-password?ticket=unknown`),
+      'unblock page': await fetch(`${server.url}/u/unblock?ticket=unknown`),
+      'development outbox': await fetch(`${server.url}/dev/outbox`),
+    };
+    for (const [name, page] of Object.entries(pages)) {
+      const policy = page.headers.get('content-security-policy') ?? '';
+      expect(policy, name).toContain("base-uri 'none'");
+      expect(policy, name).toContain("frame-ancestors 'none'");
+    }
+    expect(pages['standard login page'].status).toBe(200);
+    expect(pages['standard login page'].headers.get('content-security-policy')).toMatch(/script-src 'nonce-[^']+';/);
   });
 });

@@ -1,33 +1,71 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
+import type { OutboxEntry } from '../services/delivery/outbox.js';
 import type { Registry } from '../registry.js';
 import { escapeHtml } from '../text/html.js';
+
+/** A web address in a message's text; trailing punctuation belongs to the sentence, not the link. */
+const WEB_ADDRESS = /https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)\]]/g;
+
+const STYLE = `
+body{font-family:system-ui,sans-serif;line-height:1.5;max-width:48rem;margin:2rem auto;padding:0 1rem;color:#111827}
+article{border:1px solid #d1d5db;border-radius:6px;padding:.5rem 1rem;margin:1rem 0}
+h2{font-size:1.1rem;margin:.5rem 0}dl{display:grid;grid-template-columns:max-content 1fr;gap:0 1rem;margin:0;color:#4b5563}
+dd{margin:0}.body p{margin:.5rem 0;overflow-wrap:anywhere}a{color:#1d4ed8}`;
+
+/** Plain text as paragraphs, each web address a link; everything else escaped. */
+function textAsHtml(text: string): string {
+  const linked = (line: string) => {
+    let html = '';
+    let last = 0;
+    for (const match of line.matchAll(WEB_ADDRESS)) {
+      html += escapeHtml(line.slice(last, match.index));
+      html += `<a href="${escapeHtml(match[0])}">${escapeHtml(match[0])}</a>`;
+      last = match.index + match[0].length;
+    }
+    return html + escapeHtml(line.slice(last));
+  };
+  return text
+    .split(/\n{2,}/)
+    .filter((paragraph) => paragraph.trim())
+    .map((paragraph) => `<p>${paragraph.split('\n').map(linked).join('<br>')}</p>`)
+    .join('');
+}
+
+function messageHtml(entry: OutboxEntry): string {
+  const [title, body, fields] =
+    entry.channel === 'email'
+      ? [entry.message.subject, entry.message.text, { 'E-mail to': entry.message.to }]
+      : ['Text message', entry.message.body, { 'Text to': entry.message.to }];
+  const details = Object.entries({ ...fields, Sent: entry.at })
+    .map(([name, value]) => `<dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd>`)
+    .join('');
+  return `<article><h2>${escapeHtml(title)}</h2><dl>${details}</dl><div class="body">${textAsHtml(body)}</div></article>`;
+}
 
 /**
  * `GET /dev/outbox` (development only, never registered when NODE_ENV=production): the messages that went to
  * the local outbox because no SMTP server or SMS provider is configured, newest first, so that a newcomer can
- * read codes and links without setting up mail.
+ * read codes and follow links without setting up mail.
  */
 export function devOutboxRoutes(registry: Registry): FastifyPluginAsync {
   return async (app) => {
     app.get('/dev/outbox', { schema: { hide: true } }, async (_request, reply) => {
       const entries = await registry.outbox.recent(50);
-      const items = entries
-        .map((entry) => {
-          const heading = entry.channel === 'email' ? `E-mail to ${entry.message.to}: ${entry.message.subject}` : `Text message to ${entry.message.to}`;
-          const body = entry.channel === 'email' ? entry.message.text : entry.message.body;
-          return `<li><p><strong>${escapeHtml(heading)}</strong> <small>${escapeHtml(entry.at)}</small></p><pre>${escapeHtml(body)}</pre></li>`;
-        })
-        .join('');
+      const nonce = randomBytes(16).toString('base64');
       return reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+        // The links carry tickets and codes: they are not sent on as a referrer.
+        .header('referrer-policy', 'no-referrer')
+        .header('content-security-policy', `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; frame-ancestors 'none'`)
         .send(
-          `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Latchkey outbox</title></head><body>` +
-            `<h1>Outbox</h1><p>Development only: e-mails and text messages that would have been sent (${escapeHtml(registry.outbox.file)}). ` +
+          `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+            `<title>Latchkey outbox</title><style nonce="${nonce}">${STYLE}</style></head><body><main>` +
+            `<h1>Outbox</h1><p>Development only: e-mails and text messages that would have been sent, newest first (${escapeHtml(registry.outbox.file)}). ` +
             `Configure SMTP_URL and LATCHKEY_SMS_URL to send them for real.</p>` +
-            (items ? `<ol>${items}</ol>` : '<p>No messages yet.</p>') +
-            `</body></html>`,
+            (entries.length > 0 ? entries.map(messageHtml).join('') : '<p>No messages yet.</p>') +
+            `</main></body></html>`,
         );
     });
   };

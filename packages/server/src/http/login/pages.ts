@@ -4,7 +4,7 @@ import type { CachedClient } from '../../oauth/config-cache.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { Registry } from '../../registry.js';
 import type { TenantDocument } from '../../services/tenant-settings.js';
-import { renderPage, selectRenderingConfig, type PageModel, type RenderingConfig } from './render/index.js';
+import { pagePolicy, renderPage, selectRenderingConfig, type PageModel, type RenderingConfig } from './render/index.js';
 import { CATALOGUES } from './render/texts.js';
 
 type Screen = PageModel['screen'];
@@ -52,6 +52,7 @@ export interface ScreenInput {
   errorDescription?: string;
   links?: PageModel['links'];
   connection?: PageModel['connection'];
+  passwordPolicy?: PageModel['passwordPolicy'];
 }
 
 /** The first of the user's preferred languages that Latchkey has texts for (English is built in). */
@@ -75,7 +76,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
   };
   const client = input.client;
   const pageTemplate = (document as { branding?: { universal_login_template?: string } } | undefined)?.branding?.universal_login_template;
-  const html = renderPage({
+  const model: PageModel = {
     prompt: PROMPT_OF[input.screen],
     screen: input.screen,
     locale: pageLocale(request?.uiLocales, settings?.enabled_locales ?? ['en']),
@@ -101,24 +102,18 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     ...(input.errorCode ? { errorCode: input.errorCode } : {}),
     ...(input.errorDescription ? { errorDescription: input.errorDescription } : {}),
     ...(input.connection ? { connection: input.connection } : {}),
+    ...(input.passwordPolicy ? { passwordPolicy: input.passwordPolicy } : {}),
     ...(renderingConfig ? { renderingConfig } : {}),
     ...(pageTemplate ? { pageTemplate } : {}),
-  });
-  const advanced = renderingConfig?.rendering_mode === 'advanced';
-  // No form-action: browsers apply it to the redirect that follows a successful login, to the application.
-  // Standard pages run only their own nonce'd code. Advanced pages load the tenant's configured scripts and
-  // styles, which no fixed policy can list; there, untrusted data is kept inert by the renderer's escaping.
-  const policy = advanced
-    ? `frame-ancestors 'none'; base-uri 'none'`
-    : `default-src 'self'; script-src 'nonce-${cspNonce}'; style-src 'self' 'nonce-${cspNonce}'; img-src 'self' https: data:; frame-ancestors 'none'; base-uri 'none'`;
+  };
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'same-origin')
-    .header('content-security-policy', policy)
-    .send(html);
+    .header('content-security-policy', pagePolicy(model))
+    .send(renderPage(model));
 }
 
 /** The error page: requests that cannot be sent back to an application end here. */

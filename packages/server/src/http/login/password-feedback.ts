@@ -1,5 +1,18 @@
 import type { Registry } from '../../registry.js';
-import { checkPassword, passwordRulesOf, type PersonalInfo } from '../../services/password-policy.js';
+import { checkPassword, passwordRulesOf, policyList, type PersonalInfo } from '../../services/password-policy.js';
+import type { PasswordPolicyView } from './render/model.js';
+
+/** The options of a database connection by name (no options: the platform's default policy applies). */
+export async function connectionOptions(registry: Registry, connectionName: string): Promise<Record<string, unknown>> {
+  const connection = (await registry.oauthConfig.databaseConnections()).find((candidate) => candidate.name === connectionName);
+  return connection?.options ?? {};
+}
+
+/** The rules of a connection's password policy, for a page that asks for a new password. */
+export function passwordPolicyView(options: Record<string, unknown>): PasswordPolicyView {
+  const rules = passwordRulesOf(options);
+  return { rules: policyList(rules), dictionary: rules.dictionary.enabled, personalInfo: rules.noPersonalInfo };
+}
 
 /**
  * A new password on a hosted page, checked against its connection's policy. Undefined when it passes;
@@ -11,8 +24,7 @@ export async function passwordProblem(
   password: string,
   info: PersonalInfo,
 ): Promise<{ errorCode: string; errorDescription?: string } | undefined> {
-  const connection = (await registry.oauthConfig.databaseConnections()).find((candidate) => candidate.name === connectionName);
-  const verdict = checkPassword(password, passwordRulesOf(connection?.options ?? {}), info);
+  const verdict = checkPassword(password, passwordRulesOf(await connectionOptions(registry, connectionName)), info);
   if (verdict.ok) {
     const detection = await registry.attackProtection.get('breached-password-detection');
     if (detection.enabled && detection.shields.includes('block') && (await registry.breached.isBreached(password))) return { errorCode: 'password-breached' };

@@ -19,7 +19,7 @@ export function unblockRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
         .header('referrer-policy', 'no-referrer')
-        .header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
+        .header('content-security-policy', "default-src 'none'; base-uri 'none'; frame-ancestors 'none'")
         .header('x-frame-options', 'DENY');
       return done
         ? reply.code(200).send(page('Account unblocked', 'You can log in again from this device. If you did not cause the failed attempts, change your password.'))

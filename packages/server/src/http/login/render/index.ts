@@ -1,6 +1,6 @@
 import { lookup, screenContext } from './context.js';
 import { escapeHtml, jsonForScript } from './escape.js';
-import { renderHeadTag } from './head-tags.js';
+import { renderHeadTag, scriptSources } from './head-tags.js';
 import type { PageModel } from './model.js';
 import { STYLESHEET } from './stylesheet.js';
 import { pageTitle, renderWidget } from './widget.js';
@@ -11,11 +11,12 @@ export { selectRenderingConfig, type RenderingTarget } from './select.js';
 const HEAD_SLOT = /\{%-?\s*auth0:head\s*-?%\}/;
 const WIDGET_SLOT = /\{%-?\s*auth0:widget\s*-?%\}/;
 
-/** The head tags Latchkey adds by default: viewport, title and its own stylesheet. */
+/** The head tags Latchkey adds by default: viewport, icon, title and its own stylesheet. */
 function defaultHead(model: PageModel): string {
   return (
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<meta name="robots" content="noindex, nofollow">` +
+    `<link rel="icon" href="/favicon.ico" type="image/svg+xml">` +
     `<title>${escapeHtml(pageTitle(model))}</title>` +
     `<style nonce="${escapeHtml(model.cspNonce)}">${STYLESHEET}</style>`
   );
@@ -38,7 +39,7 @@ function document(model: PageModel, head: string, body: string): string {
 function advancedPage(model: PageModel): string {
   const config = model.renderingConfig;
   const context = screenContext(model);
-  const configured = (config?.head_tags ?? []).map((tag) => renderHeadTag(tag, (path) => lookup(context, path))).join('');
+  const configured = (config?.head_tags ?? []).map((tag) => renderHeadTag(tag, (path) => lookup(context, path), model.cspNonce)).join('');
   const head = `${config?.default_head_tags_disabled ? '' : defaultHead(model)}${configured}`;
   const data = `<script type="application/json" id="universal-login-context">${jsonForScript(context)}</script>`;
   return document(model, head, `${data}<div id="latchkey-root">${renderWidget(model)}</div>`);
@@ -48,4 +49,20 @@ function advancedPage(model: PageModel): string {
 export function renderPage(model: PageModel): string {
   if (model.renderingConfig?.rendering_mode === 'advanced') return advancedPage(model);
   return document(model, defaultHead(model), renderWidget(model));
+}
+
+/**
+ * The page's Content-Security-Policy. Standard pages run only their own nonce'd code. Advanced pages load the
+ * tenant's configured styles, images and code, so only scripts are restricted: the configured inline scripts
+ * (which carry this response's nonce) and the hosts of configured script `src`, nothing else. No form-action:
+ * browsers apply it to the redirect that follows a successful login, to the application.
+ */
+export function pagePolicy(model: PageModel): string {
+  const framing = "base-uri 'none'; frame-ancestors 'none'";
+  const nonce = `'nonce-${model.cspNonce}'`;
+  if (model.renderingConfig?.rendering_mode !== 'advanced') {
+    return `default-src 'self'; script-src ${nonce}; style-src 'self' ${nonce}; img-src 'self' https: data:; object-src 'none'; ${framing}`;
+  }
+  const hosts = scriptSources(model.renderingConfig.head_tags ?? []);
+  return `script-src ${[nonce, ...hosts].join(' ')}; object-src 'none'; ${framing}`;
 }

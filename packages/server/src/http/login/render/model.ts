@@ -12,8 +12,11 @@ export interface PageModel {
   errorCode?: string;
   /** Shown on the error page only; other screens show the catalogue's message for `errorCode`. */
   errorDescription?: string;
-  links: { signup?: string; login?: string; resetPassword?: string };
+  /** `application`: where "Back to the application" leads once the password is changed. */
+  links: { signup?: string; login?: string; resetPassword?: string; application?: string };
   connection?: { name: string; requiresUsername: boolean };
+  /** The rules a new password must follow (signup, reset), shown before the first attempt. */
+  passwordPolicy?: PasswordPolicyView;
   client: { client_id: string; name: string; logo_uri?: string; description?: string; metadata: Record<string, string> };
   tenant: { name: string; friendly_name: string; picture_url?: string; enabled_locales: string[] };
   /** The authorization request's parameters the page may echo (login_hint, screen_hint, ui_locales, ext-*). */
@@ -22,6 +25,15 @@ export interface PageModel {
   /** The tenant's page template, with `{%- auth0:head -%}` and `{%- auth0:widget -%}` placeholders. */
   pageTemplate?: string;
   cspNonce: string;
+}
+
+/** A connection's password rules as a page lists them: the strength rules as the policy words them, then flags. */
+export interface PasswordPolicyView {
+  rules: { text: string; items: string[] }[];
+  /** Common passwords (and the connection's own words) are refused. */
+  dictionary: boolean;
+  /** Passwords built on the user's name, user name or e-mail address are refused. */
+  personalInfo: boolean;
 }
 
 export interface HeadTag {

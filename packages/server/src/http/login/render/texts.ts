@@ -14,7 +14,9 @@ export interface Catalogue {
     ScreenTexts
   >;
   fields: { username: string; email: string; usernameOrEmail: string; password: string; passwordConfirmation: string };
-  links: { signup: string; login: string; resetPassword: string; backToLogin: string; continue: string };
+  links: { signup: string; login: string; resetPassword: string; backToLogin: string; backToApplication: string; continue: string };
+  /** The list of a new password's rules: its heading, and the rules that are not about strength. */
+  passwordRules: { heading: string; dictionary: string; personalInfo: string };
   /** Messages for the error codes the pages report; anything else shows `genericError`. */
   errors: Record<string, string>;
   genericError: string;
@@ -51,10 +53,17 @@ const en: Catalogue = {
     login: 'Already have an account? Log in',
     resetPassword: 'Forgot your password?',
     backToLogin: 'Back to log in',
+    backToApplication: 'Back to {application}',
     continue: 'Continue',
+  },
+  passwordRules: {
+    heading: 'Your password must follow these rules:',
+    dictionary: 'Not a commonly used password',
+    personalInfo: 'Not based on your name, user name or e-mail address',
   },
   errors: {
     'wrong-credentials': 'Wrong username or password.',
+    'wrong-email-credentials': 'Wrong e-mail address or password.',
     'user-blocked': 'This account is blocked. Contact the administrator of the application.',
     'too-many-attempts': 'Your account has been blocked after multiple consecutive login attempts. We have sent you an e-mail with instructions on how to unblock it.',
     'suspicious-signups': 'We have detected suspicious signup behavior and further attempts will be blocked. Please contact the administrator.',

@@ -14,8 +14,11 @@ function fieldsOf(model: PageModel, texts: Catalogue): Field[] {
   const password = (autocomplete: string): Field => ({ name: 'password', label: texts.fields.password, type: 'password', autocomplete });
   switch (model.screen) {
     case 'login':
+      // Labelled by what the connection accepts: user names exist only where the connection requires them.
       return [
-        { name: 'username', label: texts.fields.usernameOrEmail, type: 'text', autocomplete: 'username' },
+        model.connection?.requiresUsername
+          ? { name: 'username', label: texts.fields.usernameOrEmail, type: 'text', autocomplete: 'username' }
+          : { name: 'username', label: texts.fields.email, type: 'email', autocomplete: 'username' },
         password('current-password'),
       ];
     case 'signup':
@@ -33,14 +36,30 @@ function fieldsOf(model: PageModel, texts: Catalogue): Field[] {
   }
 }
 
-function input(field: Field, value: string | undefined, invalid: boolean, autofocus: boolean): string {
+const RULES_ID = 'password-rules';
+
+/** A new password's rules as a list, under the field they describe. */
+function passwordRules(policy: NonNullable<PageModel['passwordPolicy']>, texts: Catalogue): string {
+  const item = (text: string, items: string[] = []) =>
+    `<li>${escapeHtml(text)}${items.length > 0 ? `<ul>${items.map((inner) => `<li>${escapeHtml(inner)}</li>`).join('')}</ul>` : ''}</li>`;
+  const rules = [
+    ...policy.rules.map((rule) => item(rule.text, rule.items)),
+    ...(policy.dictionary ? [item(texts.passwordRules.dictionary)] : []),
+    ...(policy.personalInfo ? [item(texts.passwordRules.personalInfo)] : []),
+  ];
+  return `<div id="${RULES_ID}" class="password-rules"><p>${escapeHtml(texts.passwordRules.heading)}</p><ul>${rules.join('')}</ul></div>`;
+}
+
+function input(field: Field, value: string | undefined, describedBy: string[], autofocus: boolean): string {
   const id = `field-${field.name}`;
   // Passwords are never written back into a page.
   const shown = field.type === 'password' || value === undefined ? '' : ` value="${escapeHtml(value)}"`;
+  const invalid = describedBy.includes('page-error') ? ' aria-invalid="true"' : '';
+  const described = describedBy.length > 0 ? ` aria-describedby="${describedBy.join(' ')}"` : '';
   return (
     `<div class="field"><label for="${id}">${escapeHtml(field.label)}</label>` +
     `<input id="${id}" name="${field.name}" type="${field.type}" autocomplete="${field.autocomplete}" required${shown}` +
-    `${invalid ? ' aria-invalid="true" aria-describedby="page-error"' : ''}${autofocus ? ' autofocus' : ''}></div>`
+    `${invalid}${described}${autofocus ? ' autofocus' : ''}></div>`
   );
 }
 
@@ -82,7 +101,13 @@ export function renderWidget(model: PageModel): string {
         Object.entries(model.hidden)
           .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
           .join('') +
-        fields.map((field, index) => input(field, model.values[field.name], Boolean(message), index === 0)).join('') +
+        fields
+          .map((field, index) => {
+            const rules = field.name === 'password' && model.passwordPolicy ? model.passwordPolicy : undefined;
+            const describedBy = [...(message ? ['page-error'] : []), ...(rules ? [RULES_ID] : [])];
+            return input(field, model.values[field.name], describedBy, index === 0) + (rules ? passwordRules(rules, texts) : '');
+          })
+          .join('') +
         `<button type="submit">${escapeHtml(screen.buttonText ?? texts.links.continue)}</button></form>`
       : '';
 
@@ -90,7 +115,8 @@ export function renderWidget(model: PageModel): string {
     model.screen === 'login' ? link(model.links.resetPassword, texts.links.resetPassword) : '',
     model.screen === 'login' ? link(model.links.signup, texts.links.signup) : '',
     model.screen === 'signup' ? link(model.links.login, texts.links.login) : '',
-    model.screen.startsWith('reset-password') ? link(model.links.login, model.screen === 'reset-password-success' ? texts.links.continue : texts.links.backToLogin) : '',
+    model.screen === 'reset-password-success' ? link(model.links.application, fill(texts.links.backToApplication, { application: model.client.name })) : '',
+    model.screen.startsWith('reset-password') && model.screen !== 'reset-password-success' ? link(model.links.login, texts.links.backToLogin) : '',
   ].join('');
 
   return `<main class="widget" data-screen="${escapeHtml(model.screen)}">${header}${alert}${form}${links}</main>`;
