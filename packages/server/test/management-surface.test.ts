@@ -7,6 +7,19 @@ import { DIALECTS, REDIS_URL, redisAvailable } from './support/services.js';
 
 const INVALID_SIGNATURE = 'Invalid signature received for JSON Web Token validation';
 
+interface OpenApiOperation {
+  operationId?: string;
+  parameters?: { name: string }[];
+  security?: Record<string, string[]>[];
+  'x-release-lifecycle'?: string;
+  responses: Record<string, { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: { properties?: Record<string, unknown> } }> }>;
+}
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { securitySchemes: Record<string, { type: string; flows?: { clientCredentials?: { tokenUrl: string; scopes: Record<string, string> } } }> };
+}
+
 describe.each(DIALECTS)('Management API bearer tokens (%s)', (dialect) => {
   let server: TestServer;
   beforeAll(async () => {
@@ -113,7 +126,7 @@ describe.each(DIALECTS)('Management API bearer tokens (%s)', (dialect) => {
   it('serves the OpenAPI 3.1 document generated from the route schemas', async () => {
     const response = await fetch(`${server.url}/api/v2/openapi.json`);
     expect(response.status).toBe(200);
-    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { operationId?: string; parameters?: { name: string }[] }>> };
+    const document = (await response.json()) as OpenApiDocument;
     expect(document.openapi).toBe('3.1.0');
     const list = document.paths['/api/v2/prompts/rendering']?.get;
     expect(list?.operationId).toBe('get_all_rendering');
@@ -121,6 +134,40 @@ describe.each(DIALECTS)('Management API bearer tokens (%s)', (dialect) => {
       ['fields', 'include_fields', 'include_totals', 'page', 'per_page', 'prompt', 'rendering_mode', 'screen'],
     );
     expect(document.paths['/oauth/token']?.post).toBeDefined();
+  });
+
+  it('OpenAPI: the list operation is generally available, documents the statuses of the spec with their bodies, and every operation names its scopes', async () => {
+    const document = (await (await fetch(`${server.url}/api/v2/openapi.json`)).json()) as OpenApiDocument;
+    const list = document.paths['/api/v2/prompts/rendering']?.get;
+    expect(list?.['x-release-lifecycle']).toBe('GA');
+    for (const status of ['400', '401', '402', '403', '429']) {
+      const answer = list?.responses[status];
+      expect(answer?.description, status).not.toBe('Default Response');
+      expect(Object.keys(answer?.content?.['application/json']?.schema.properties ?? {}).sort(), status).toEqual(['error', 'errorCode', 'message', 'statusCode']);
+    }
+    expect(list?.responses['403']?.description).toContain('read:prompts');
+    expect(Object.keys(list?.responses['429']?.headers ?? {}).sort()).toEqual(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+
+    // The bearer scheme and the client credentials grant that obtains its tokens, with the scope catalogue.
+    const schemes = document.components.securitySchemes;
+    expect(schemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(schemes.oAuth2ClientCredentials).toMatchObject({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: `${server.url}/oauth/token` } } });
+    const declared = Object.keys(schemes.oAuth2ClientCredentials?.flows?.clientCredentials?.scopes ?? {});
+    expect(list?.security).toEqual([{ bearerAuth: ['read:prompts'] }, { oAuth2ClientCredentials: ['read:prompts'] }]);
+
+    // Every Management API operation: its scopes (any one of them) and a lifecycle label of the spec's list.
+    const operations = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith('/api/v2/'))
+      .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ name: `${method} ${path}`, operation })));
+    expect(operations.length).toBeGreaterThan(40);
+    for (const { name, operation } of operations) {
+      expect(['EA', 'GA', 'deprecated', 'planned', 'beta'], name).toContain(operation['x-release-lifecycle']);
+      const scopes = (operation.security ?? []).flatMap((requirement) => Object.values(requirement).flat());
+      expect(scopes.length, name).toBeGreaterThan(0);
+      for (const scope of scopes) expect(declared, `${name}: ${scope}`).toContain(scope);
+    }
+    expect(document.paths['/api/v2/users/{id}']?.patch?.security).toContainEqual({ bearerAuth: ['update:current_user_metadata'] });
+    expect(document.paths['/oauth/token']?.post?.security).toBeUndefined();
   });
 });
 

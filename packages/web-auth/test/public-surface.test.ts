@@ -51,6 +51,15 @@ describe('public surface beside the reference library (auth0-js v10)', () => {
     expect(methods(new latchkey.Management(management))).toEqual(expect.arrayContaining(SPEC_MANAGEMENT));
   });
 
+  it('the README lists exactly what is not offered', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    // The bullet "- Not offered ..." of the browser library's differences, up to the next bullet or blank line.
+    const bullet = /^- Not offered[^\n]*(?:\n {2}[^\n]*)*/m.exec(readme)?.[0] ?? '';
+    const listed = [...bullet.matchAll(/`(\w+\.\w+)`/g)].map((match) => match[1]).sort();
+    const missing = Object.entries(NOT_OFFERED).flatMap(([owner, names]) => names.map((name) => `${owner}.${name}`)).sort();
+    expect(listed).toEqual(missing);
+  });
+
   it('takes the option names of the spec and keeps them as the reference does', () => {
     for (const name of SPEC_OPTIONS) {
       expect(ours.baseOptions).toHaveProperty(name, options[name as keyof typeof options]);

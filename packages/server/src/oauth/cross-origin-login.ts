@@ -1,4 +1,5 @@
 import type { DatabaseLogin } from '../services/database-login.js';
+import { ServiceError } from '../services/errors.js';
 import type { Passwordless } from '../services/passwordless.js';
 import type { OAuthConfig } from './config-cache.js';
 import { AccountBlockedAttempts, OAuthError, PasswordLeaked, SuspiciousIp } from './errors.js';
@@ -7,21 +8,29 @@ import type { LoginTickets } from './login-tickets.js';
 export const PASSWORD_REALM = 'http://auth0.com/oauth/grant-type/password-realm';
 export const PASSWORDLESS_OTP = 'http://auth0.com/oauth/grant-type/passwordless/otp';
 
-/** The fields each credential type takes, all of them required and nothing else (the platform's wording). */
-const FIELDS: Record<string, readonly string[]> = {
-  [PASSWORD_REALM]: ['client_id', 'credential_type', 'username', 'password', 'realm'],
-  [PASSWORDLESS_OTP]: ['client_id', 'credential_type', 'username', 'otp', 'realm'],
-};
+/**
+ * The fields each credential type takes, all of them required and nothing else (the platform's wording). A Map:
+ * a `credential_type` such as `constructor` must not find an object's inherited members.
+ */
+const FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
+  [PASSWORD_REALM, ['client_id', 'credential_type', 'username', 'password', 'realm']],
+  [PASSWORDLESS_OTP, ['client_id', 'credential_type', 'username', 'otp', 'realm']],
+]);
 
 /** The `/co/authenticate` errors of the spec's table, as `{error, error_description}` with their statuses. */
 export class CrossOriginError extends OAuthError {}
 
-const invalidBody = (credentialType: string | undefined) =>
-  new CrossOriginError(
-    'invalid_request',
-    `Invalid request body. All and only of ${(FIELDS[credentialType ?? ''] ?? FIELDS[PASSWORDLESS_OTP] ?? []).join(', ')} are required.`,
-    400,
-  );
+/**
+ * The spec's answer to a bad body, naming the fields of the credential type given; without a known type, the
+ * spec's own list (Errors 5).
+ */
+export function invalidBody(credentialType: unknown): CrossOriginError {
+  const fields = (typeof credentialType === 'string' ? FIELDS.get(credentialType) : undefined) ?? FIELDS.get(PASSWORDLESS_OTP) ?? [];
+  return new CrossOriginError('invalid_request', `Invalid request body. All and only of ${fields.join(', ')} are required.`, 400);
+}
+
+/** The spec's generic authentication error (Errors 5): a refusal its table has no row of its own for. */
+const GENERIC_REFUSAL = () => new CrossOriginError('access_denied', 'The login could not be completed.', 403);
 
 export interface CrossOriginDeps {
   config: OAuthConfig;
@@ -37,7 +46,7 @@ export interface CrossOriginDeps {
  */
 export async function crossOriginAuthenticate(body: Record<string, unknown>, ip: string, deps: CrossOriginDeps): Promise<{ login_ticket: string; co_verifier: string; co_id: string }> {
   const credentialType = typeof body.credential_type === 'string' ? body.credential_type : undefined;
-  const expected = FIELDS[credentialType ?? ''];
+  const expected = credentialType === undefined ? undefined : FIELDS.get(credentialType);
   const strings = Object.values(body).every((value) => typeof value === 'string');
   if (!strings || typeof body.client_id !== 'string' || !body.client_id || credentialType === undefined) throw invalidBody(credentialType);
   const client = await deps.config.client(body.client_id);
@@ -47,9 +56,21 @@ export async function crossOriginAuthenticate(body: Record<string, unknown>, ip:
   if (!expected) throw new CrossOriginError('unsupported_credential_type', 'Unknown credential type parameter.', 400);
   const names = Object.keys(body);
   if (names.length !== expected.length || !expected.every((name) => typeof body[name] === 'string' && body[name] !== '')) throw invalidBody(credentialType);
+  try {
+    return await checkCredentials(credentialType, body, client.clientId, ip, deps);
+  } catch (error) {
+    // A service turning the login down for a reason of its own (say, a connection deleted on another node while
+    // this one still has it cached) is still a refusal: the generic 403, never a 500.
+    if (error instanceof ServiceError) throw GENERIC_REFUSAL();
+    throw error;
+  }
+}
+
+/** Checks the credentials of a well-formed body for an application that may log in this way; answers the ticket. */
+async function checkCredentials(credentialType: string, body: Record<string, unknown>, clientId: string, ip: string, deps: CrossOriginDeps): Promise<{ login_ticket: string; co_verifier: string; co_id: string }> {
   const realm = String(body.realm);
   if (credentialType === PASSWORDLESS_OTP) {
-    const checked = await deps.passwordless.check({ clientId: client.clientId, connection: realm, address: String(body.username), code: String(body.otp), spend: true });
+    const checked = await deps.passwordless.check({ clientId: clientId, connection: realm, address: String(body.username), code: String(body.otp), spend: true, ip });
     if (!checked.ok) {
       switch (checked.failure) {
         case 'unknown_connection':
@@ -64,10 +85,10 @@ export async function crossOriginAuthenticate(body: Record<string, unknown>, ip:
           throw new CrossOriginError('access_denied', `Wrong ${String(body.username).trim().startsWith('+') ? 'phone number' : 'email'} or verification code.`, 403);
       }
     }
-    const issued = await deps.loginTickets.issue({ clientId: client.clientId, userId: checked.userId ?? '', connection: checked.connection.name, amr: ['otp'] });
+    const issued = await deps.loginTickets.issue({ clientId: clientId, userId: checked.userId ?? '', connection: checked.connection.name, amr: ['otp'] });
     return { login_ticket: issued.loginTicket, co_verifier: issued.coVerifier, co_id: issued.coId };
   }
-  const result = await deps.databaseLogin.login({ connection: realm, clientId: client.clientId, username: String(body.username), password: String(body.password), ip });
+  const result = await deps.databaseLogin.login({ connection: realm, clientId: clientId, username: String(body.username), password: String(body.password), ip });
   if (!result.ok) {
     switch (result.reason) {
       case 'unknown_connection':
@@ -85,6 +106,6 @@ export async function crossOriginAuthenticate(body: Record<string, unknown>, ip:
         throw new PasswordLeaked();
     }
   }
-  const issued = await deps.loginTickets.issue({ clientId: client.clientId, userId: result.userId, connection: result.connection, amr: ['pwd'] });
+  const issued = await deps.loginTickets.issue({ clientId: clientId, userId: result.userId, connection: result.connection, amr: ['pwd'] });
   return { login_ticket: issued.loginTicket, co_verifier: issued.coVerifier, co_id: issued.coId };
 }

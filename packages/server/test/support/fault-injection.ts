@@ -13,6 +13,12 @@ export interface DatabaseConsole {
   /** Makes every insert of an artifact of `kind` fail until `allowInserts` runs. */
   failInserts(kind: string): Promise<void>;
   allowInserts(): Promise<void>;
+  /**
+   * Deletes the connection `name` in the very commit that spends an artifact of `kind`: an administrator's
+   * change landing in the middle of a login. Lasts until `clearChanges` runs.
+   */
+  deleteConnectionWhenSpent(kind: string, name: string): Promise<void>;
+  clearChanges(): Promise<void>;
   /** Artifacts of `kind` for `subject` (a user id) that are neither consumed nor revoked. */
   liveArtifacts(kind: string, subject: string): Promise<number>;
   /** Artifacts of `kind` of this tenant that are neither consumed nor revoked. */
@@ -21,6 +27,7 @@ export interface DatabaseConsole {
 }
 
 const TRIGGER = 'test_injected_failure';
+const CHANGE = 'test_injected_change';
 
 export async function databaseConsole(server: TestServer): Promise<DatabaseConsole> {
   const tenant = server.env.LATCHKEY_TENANT ?? '';
@@ -35,6 +42,15 @@ export async function databaseConsole(server: TestServer): Promise<DatabaseConso
       },
       async allowInserts() {
         db.exec(`drop trigger if exists ${TRIGGER}`);
+      },
+      async deleteConnectionWhenSpent(kind, name) {
+        db.exec(
+          `create trigger ${CHANGE} after update on artifacts when new.kind = '${kind}' and new.consumed_at is not null ` +
+            `begin delete from connections where tenant_id = new.tenant_id and name = '${name}'; end`,
+        );
+      },
+      async clearChanges() {
+        db.exec(`drop trigger if exists ${CHANGE}`);
       },
       async liveArtifacts(kind, subject) {
         return count('select count(*) as n from artifacts where tenant_id = ? and kind = ? and subject = ? and consumed_at is null', tenant, kind, subject);
@@ -59,6 +75,15 @@ export async function databaseConsole(server: TestServer): Promise<DatabaseConso
     },
     async allowInserts() {
       await client.query(`drop trigger if exists ${TRIGGER} on artifacts`);
+    },
+    async deleteConnectionWhenSpent(kind, name) {
+      await client.query(
+        `create or replace function ${CHANGE}() returns trigger language plpgsql as $$ begin delete from ${schema}.connections where tenant_id = new.tenant_id and name = '${name}'; return new; end $$`,
+      );
+      await client.query(`create trigger ${CHANGE} after update on artifacts for each row when (new.kind = '${kind}' and new.consumed_at is not null) execute function ${CHANGE}()`);
+    },
+    async clearChanges() {
+      await client.query(`drop trigger if exists ${CHANGE} on artifacts`);
     },
     liveArtifacts: (kind, subject) =>
       count('select count(*) as n from artifacts where tenant_id = $1 and kind = $2 and subject = $3 and consumed_at is null', [tenant, kind, subject]),

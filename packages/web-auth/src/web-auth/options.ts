@@ -68,3 +68,20 @@ export function requestWithDefaults(base: ResolvedOptions, options: Record<strin
   merged.scope ??= DEFAULT_SCOPE;
   return merged as Record<string, unknown> & { responseType: string };
 }
+
+/**
+ * What a magic link needs before one is sent (spec, `passwordlessStart`): it answers at the redirect URI with
+ * tokens, so `redirectUri` and `responseType` (`token` or `token id_token`) must be given, on the instance or in
+ * the call's `authParams`; the defaults do not count. Answers the problem, if any.
+ */
+export function linkOptionsProblem(base: WebAuthOptions, authParams: Record<string, unknown>): string | undefined {
+  const redirectUri = authParams.redirectUri ?? base.redirectUri;
+  const responseType = authParams.responseType ?? base.responseType;
+  if (typeof redirectUri !== 'string' || redirectUri === '') return 'redirectUri option is required to send a link';
+  if (typeof responseType !== 'string' || responseType.trim() === '') return 'responseType option is required to send a link';
+  const parts = new Set(responseType.split(' ').filter(Boolean));
+  if (!parts.has('token') || [...parts].some((part) => part !== 'token' && part !== 'id_token')) {
+    return 'responseType option must be token or token id_token to send a link';
+  }
+  return undefined;
+}

@@ -7,7 +7,7 @@ import type { IdTokenPayload } from './id-token.js';
 import { authenticateCrossOrigin, serveVerifier } from './cross-origin.js';
 import { authorizeInFrame } from './frame.js';
 import { jwksKeys, type KeyLookup } from './jwks.js';
-import { checkResponseType, requestWithDefaults, type ResolvedOptions, type WebAuthOptions } from './options.js';
+import { checkResponseType, linkOptionsProblem, requestWithDefaults, type ResolvedOptions, type WebAuthOptions } from './options.js';
 import { popupMethods, type PopupMethods } from './popup-methods.js';
 import { transactionStore, type Transaction, type TransactionStore } from './transactions.js';
 
@@ -16,6 +16,11 @@ type Options = Record<string, unknown>;
 /** The spec's limit on polling checkSession: at least this long between calls. */
 const CHECK_SESSION_INTERVAL_MS = 15 * 60 * 1000;
 const CHECK_SESSION_TIMEOUT_MS = 60 * 1000;
+/**
+ * When each application (tenant and client) last checked its session in this page, whichever instance did: a
+ * page that builds a new `WebAuth` for every poll still polls.
+ */
+const lastSessionChecks = new Map<string, number>();
 
 /** Reads the fields of a redirect's fragment (`#a=1&b=2`, also `#/a=1` of hash routers). */
 function hashFields(hash: string): ResponseFields {
@@ -35,7 +40,6 @@ export class WebAuth {
   readonly #transactions: TransactionStore;
   readonly #verifiers: KeyValueStore;
   readonly #keys: KeyLookup;
-  #lastSessionCheck = 0;
 
   constructor(options: WebAuthOptions) {
     this.client = new Authentication(options);
@@ -146,10 +150,11 @@ export class WebAuth {
    */
   checkSession(options: Options, cb: Callback<AuthResult>): void {
     const now = Date.now();
-    if (now - this.#lastSessionCheck < CHECK_SESSION_INTERVAL_MS) {
+    const application = `${this.client.base} ${this.baseOptions.clientID}`;
+    if (now - (lastSessionChecks.get(application) ?? -Infinity) < CHECK_SESSION_INTERVAL_MS) {
       this.#warn('checkSession was called again within 15 minutes: poll at most every 15 minutes.');
     }
-    this.#lastSessionCheck = now;
+    lastSessionChecks.set(application, now);
     this.#silentAuthorize({ ...options, prompt: 'none' }, cb);
   }
 
@@ -212,6 +217,10 @@ export class WebAuth {
       return void cb(invalidRequest('send option must be code or link'));
     }
     const linkSent = send === undefined || send === null || send === 'link';
+    if (linkSent) {
+      const problem = linkOptionsProblem(this.baseOptions, ((options ?? {}).authParams as Options | undefined) ?? {});
+      if (problem) return void cb(invalidRequest(problem));
+    }
     // A link, once clicked, answers at the redirect URI: that answer needs a transaction of its own.
     const authParams = linkSent ? this.#linkParameters(options) : undefined;
     this.client.passwordless.start({ connection, send: linkSent ? 'link' : 'code', email, phoneNumber, ...(authParams ? { authParams } : {}) }, cb);

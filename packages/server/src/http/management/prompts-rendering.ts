@@ -4,7 +4,7 @@ import type { Registry } from '../../registry.js';
 import { PROMPT_SCREENS } from '../../services/rendering/catalogue.js';
 import { renderingConfigs } from '../../services/rendering/configs.js';
 import { CONTEXT_CONFIGURATION_PATTERN } from '../../services/rendering/context-configuration.js';
-import { ERROR_RESPONSES, PaginationQuery, listResponse, listResponseSchema, nullable, pageWindow } from './schemas.js';
+import { ERROR_RESPONSES, PaginationQuery, TOO_MANY_REQUESTS_RESPONSE, errorResponse, listResponse, listResponseSchema, nullable, pageWindow } from './schemas.js';
 
 const RenderingMode = Type.Unsafe<'advanced' | 'standard'>({
   type: 'string',
@@ -38,11 +38,12 @@ const filterElement = (description: string) =>
     [
       Type.Object({ id: Type.String({ description }) }, { additionalProperties: false }),
       Type.Object(
-        { metadata: Type.Object({}, { additionalProperties: true, minProperties: 1, maxProperties: 1, description: 'Exactly one key/value pair.' }) },
+        // At most one pair (the spec's limit): `{}` is valid and, naming no entity, matches none.
+        { metadata: Type.Object({}, { additionalProperties: true, maxProperties: 1, description: 'At most one key/value pair.' }) },
         { additionalProperties: false },
       ),
     ],
-    { description: `Either {id} or {metadata} with exactly one property.` },
+    { description: `Either {id} or {metadata} with at most one property.` },
   );
 
 const Filters = nullable(
@@ -125,6 +126,18 @@ const LIST_DESCRIPTION = [
   '`total` counts every configuration on the tenant.',
 ].join(' ');
 
+/** The statuses of the spec's table for the list operation, documented on every rendering route (all share the feature checks). */
+function renderingErrors(scope: string) {
+  return {
+    400: errorResponse('Invalid query string or body; the message names the cause.'),
+    401: errorResponse('Invalid token (including an invalid signature on token validation).'),
+    402: errorResponse('A paid subscription is required for the Advanced Customizations feature.'),
+    403: errorResponse(`Insufficient scope (expected ${scope}), or the tenant has the Advanced Customizations feature disabled.`),
+    429: TOO_MANY_REQUESTS_RESPONSE,
+    ...ERROR_RESPONSES,
+  };
+}
+
 /** Fields the path or tenant decide; a body cannot store them. */
 function withoutIdentity<T extends Record<string, unknown>>(fields: T) {
   const { tenant: _tenant, prompt: _prompt, screen: _screen, ...rest } = fields;
@@ -139,14 +152,15 @@ export function promptsRenderingRoutes(registry: Registry): FastifyPluginAsyncTy
     app.get(
       '/prompts/rendering',
       {
-        config: { scopes: ['read:prompts'] },
+        // The spec names this operation generally available.
+        config: { scopes: ['read:prompts'], lifecycle: 'GA' },
         schema: {
           operationId: 'get_all_rendering',
           tags,
           summary: 'Get render setting configurations for all screens',
           description: LIST_DESCRIPTION,
           querystring: ListQuery,
-          response: { 200: listResponseSchema('configs', RenderingItem), ...ERROR_RESPONSES },
+          response: { 200: listResponseSchema('configs', RenderingItem), ...renderingErrors('read:prompts') },
         },
       },
       async (request) => {
@@ -166,7 +180,7 @@ export function promptsRenderingRoutes(registry: Registry): FastifyPluginAsyncTy
           tags,
           summary: 'Update render settings of many screens at once (all or nothing)',
           body: BulkBody,
-          response: { 200: Type.Object({ configs: Type.Array(RenderingItem) }), ...ERROR_RESPONSES },
+          response: { 200: Type.Object({ configs: Type.Array(RenderingItem) }), ...renderingErrors('update:prompts') },
         },
       },
       async (request) => {
@@ -186,7 +200,7 @@ export function promptsRenderingRoutes(registry: Registry): FastifyPluginAsyncTy
           summary: 'Get the render settings of one screen',
           description: `Known prompts: ${Object.keys(PROMPT_SCREENS).join(', ')}.`,
           params: ScreenParams,
-          response: { 200: RenderingItem, ...ERROR_RESPONSES },
+          response: { 200: RenderingItem, ...renderingErrors('read:prompts') },
         },
       },
       async (request) => {
@@ -205,7 +219,7 @@ export function promptsRenderingRoutes(registry: Registry): FastifyPluginAsyncTy
           summary: 'Update the render settings of one screen (partial; null clears a field)',
           params: ScreenParams,
           body: RenderingPatch,
-          response: { 200: RenderingItem, ...ERROR_RESPONSES },
+          response: { 200: RenderingItem, ...renderingErrors('update:prompts') },
         },
       },
       async (request) => {

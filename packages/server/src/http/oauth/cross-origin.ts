@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { crossOriginAuthenticate, PASSWORDLESS_OTP } from '../../oauth/cross-origin-login.js';
+import { crossOriginAuthenticate, invalidBody } from '../../oauth/cross-origin-login.js';
 import { AccessDenied, InvalidRequest } from '../../oauth/errors.js';
 import type { Registry } from '../../registry.js';
 import { setCoVerifierCookie } from '../login/cookies.js';
@@ -19,6 +19,8 @@ const AuthenticateBody = Type.Object(
   },
   { additionalProperties: true },
 );
+/** Fastify's codes for a JSON body it could not read. */
+const UNREADABLE_BODY = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
 const Ticket = Type.Object({ login_ticket: Type.String(), co_verifier: Type.String(), co_id: Type.String() });
 const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
 const VerifyBody = Type.Object(
@@ -39,15 +41,17 @@ export function crossOriginRoutes(registry: Registry): FastifyPluginAsyncTypebox
       {
         attachValidation: true,
         schema: { tags: ['authentication'], summary: 'Cross-origin login', body: AuthenticateBody, response: { 200: Ticket, '4xx': OAuthErrorBody } },
+        // A body that is not JSON at all is a bad body too, in the same words (the surface's handler shapes it).
+        errorHandler: (error) => {
+          if (UNREADABLE_BODY.has(error.code)) throw invalidBody(undefined);
+          throw error;
+        },
       },
       async (request, reply) => {
         const raw: unknown = request.body;
         const body = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-        if (request.validationError && Object.values(body).every((value) => typeof value === 'string')) {
-          // Strings beyond a length bound: the core's wording for an invalid body.
-          const fields = body.credential_type === PASSWORDLESS_OTP ? 'client_id, credential_type, username, otp, realm' : 'client_id, credential_type, username, password, realm';
-          throw new InvalidRequest(`Invalid request body. All and only of ${fields} are required.`);
-        }
+        // Strings beyond a length bound (anything else the core refuses again): the core's wording for a bad body.
+        if (request.validationError && Object.values(body).every((value) => typeof value === 'string')) throw invalidBody(body.credential_type);
         const ticket = await crossOriginAuthenticate(body, request.ip, {
           config: registry.oauthConfig,
           databaseLogin: registry.userGrants.databaseLogin,
