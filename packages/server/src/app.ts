@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyHttpsOptions, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyHttpsOptions, type FastifyInstance } from 'fastify';
 import type { Server } from 'node:https';
 import { buildValidator } from './http/validation.js';
 import { managementRoutes } from './http/management/index.js';
@@ -25,8 +25,12 @@ import { userinfoRoutes } from './http/oauth/userinfo.js';
 import { AUTHENTICATION_CORS_PATHS, cors, MANAGEMENT_CORS_PATHS } from './http/plugins/cors.js';
 import { demoRoutes } from './http/demo.js';
 import { libraryRoutes, loadLibraryBundle } from './http/library.js';
+import { faviconRoutes } from './http/favicon.js';
 import { tokenRoutes } from './http/oauth/token.js';
 import { wellKnownRoutes } from './http/oauth/well-known.js';
+import { openapiOptions } from './http/openapi.js';
+import { BODY_LIMIT_BYTES, limitJsonDepth, serverTimeouts, trustedProxies } from './http/plugins/server-options.js';
+import { requestLogController } from './http/plugins/request-log.js';
 import type { Registry } from './registry.js';
 
 export interface AppOptions {
@@ -36,26 +40,23 @@ export interface AppOptions {
 
 /** Builds the HTTP application. It never listens by itself: main.ts does, tests inject or listen on port 0. */
 export async function buildApp(registry: Registry, options: AppOptions = {}): Promise<FastifyInstance> {
+  const timeouts = serverTimeouts(registry.config);
   const base = {
     loggerInstance: registry.log,
-    // Per-request logs only at debug level: at info they would dominate the cost of a token request.
-    logController: new LogController({ disableRequestLogging: registry.config.logLevel !== 'debug' && registry.config.logLevel !== 'trace' }),
-    trustProxy: false,
-    bodyLimit: 256 * 1024,
+    logController: requestLogController(registry.config.logLevel),
+    trustProxy: trustedProxies(registry.config.trustProxy),
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: timeouts.requestTimeout,
+    keepAliveTimeout: timeouts.keepAliveTimeout,
+    http: timeouts,
     schemaController: { compilersFactory: { buildValidator } },
   };
   const app = (
-    options.https ? Fastify({ ...base, https: options.https } as FastifyHttpsOptions<Server>) : Fastify(base)
+    options.https ? Fastify({ ...base, https: { ...options.https, ...timeouts } } as FastifyHttpsOptions<Server>) : Fastify(base)
   ).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
+  limitJsonDepth(app);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Latchkey', version: '2.0', description: 'Management API (/api/v2) and Authentication API.' },
-      servers: [{ url: registry.issuer }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    },
-  });
+  await app.register(swagger, openapiOptions(registry.issuer));
   await app.register(formbody);
   await app.register(cookie);
 
@@ -83,6 +84,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
 
   const bundle = loadLibraryBundle();
   await app.register(libraryRoutes(registry, bundle));
+  await app.register(faviconRoutes());
   if (registry.config.demo && bundle) await app.register(demoRoutes(registry, bundle));
   await app.register(
     async (surface) => {

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createLogger } from './log.js';
 import { artifactSweeper } from './services/artifact-sweeper.js';
@@ -16,12 +15,14 @@ import { federatedUsers } from './services/federated-users.js';
 import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
 import type { ClientAuthDeps } from './oauth/client-auth.js';
 import { oauthConfigCache, type OAuthConfig } from './oauth/config-cache.js';
+import { grantRevocations, type GrantRevocations } from './oauth/grant-revocations.js';
 import type { UserGrantServices } from './oauth/grants/grant.js';
 import { tokenIssuer, type TokenIssuer } from './oauth/tokens.js';
 import { userTokens } from './oauth/user-tokens.js';
 import { loginTransactions, type LoginTransactions } from './oauth/authorize/transaction.js';
 import { databaseLogin } from './services/database-login.js';
 import { sessionsService, type Sessions } from './services/sessions.js';
+import { sessionLifetimesOf, type SessionLifetimes } from './services/tenant-settings.js';
 import { deliveryNotifier, type Notifier } from './services/notifier.js';
 import { passwordless } from './services/passwordless.js';
 import { attackProtectionSettings, type AttackProtectionSettings } from './services/attack-protection-settings.js';
@@ -34,6 +35,8 @@ import { passwordResets, type PasswordResets } from './services/password-reset.j
 import { ensureDemoApplication } from './services/demo-application.js';
 import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
+import { connectRedis } from './services/redis.js';
+import { deploymentChangeBus } from './services/change-bus/index.js';
 import { managementApiIdentifier } from './services/resource-servers.js';
 import { openStorage } from './storage/open.js';
 import { createStorage, type Storage } from './storage/storage.js';
@@ -56,7 +59,8 @@ export interface Registry {
   /** Services of the user grants and of `/authorize`. */
   userGrants: UserGrantServices;
   sessions: Sessions;
-  sessionLifetimes: { idleSeconds: number; absoluteSeconds: number };
+  /** The tenant's session lifetimes (tenant settings session_lifetime and idle_session_lifetime). */
+  sessionLifetimes: () => Promise<SessionLifetimes>;
   transactions: LoginTransactions;
   /** Cross-origin login: tickets from /co/authenticate that /authorize redeems. */
   loginTickets: LoginTickets;
@@ -73,6 +77,8 @@ export interface Registry {
   handleKey: Buffer;
   /** Seals and opens the opaque access tokens of `/userinfo`. */
   opaqueTokens: OpaqueTokenCodec;
+  /** Whether the grant an access token came from was revoked (the endpoints that accept our tokens ask). */
+  grantRevocations: GrantRevocations;
   /** Seals connections' upstream credentials at rest. */
   connectionSecrets: ConnectionSecrets;
   clientSecretKey: Buffer;
@@ -96,19 +102,23 @@ export interface RegistryOptions {
   now?: () => Date;
 }
 
-/** The platform's defaults: a session ends after 3 days without use, or 7 days after login. */
-const SESSION_LIFETIMES = { idleSeconds: 3 * 86_400, absoluteSeconds: 7 * 86_400 };
 
 export async function createRegistry(config: Config, options: RegistryOptions = {}): Promise<Registry> {
   const log = options.logger ?? createLogger(config.logLevel);
   const now = options.now ?? (() => new Date());
   const secret = deploymentSecret(config.secret ?? developmentSecret(config.dataDir));
-  const storage = createStorage(await openStorage(config.database, options.schema !== undefined ? { schema: options.schema } : {}));
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
-  redis?.on('error', (error) => log.warn({ err: error }, 'redis unavailable; rate limits fall back to this node'));
+  const storage = createStorage(
+    await openStorage(config.database, {
+      ...(options.schema !== undefined ? { schema: options.schema } : {}),
+      onConnectionLost: (error) => log.warn({ reason: error.message }, 'database connection lost; the pool opens a new one when needed'),
+    }),
+  );
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
   const tenantId = config.tenant;
   const issuerClaim = `${config.issuer}/`;
   const clientSecretKey = secret.key('client-secret-hash');
+  // Other nodes' writes reach this node's caches at once (a revoked key, a deleted client, a revoked grant).
+  const changeBus = deploymentChangeBus({ database: config.database, storage, redis, tenantId, schema: options.schema, log });
   try {
     const keys = signingKeys({ storage, tenantId, sealingKey: secret.key('signing-key-seal'), now });
     // Before bootstrap writes anything: a node whose LATCHKEY_SECRET cannot open the stored keys must stop here,
@@ -127,6 +137,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     await keys.ensure();
     if (config.demo) await ensureDemoApplication({ storage, tenantId, issuer: config.issuer, now });
     const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
+    const sessionLifetimes = async () => sessionLifetimesOf((await oauthConfig.tenantDocument())?.settings);
     const handleKey = secret.key('artifact-handle');
     const authLimiters = new Map<string, RateLimiter>();
     const attackProtection = attackProtectionSettings({ storage, tenantId, read: oauthConfig.tenantDocument });
@@ -173,8 +184,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         handleKey,
         now,
       },
-      sessions: sessionsService({ storage, tenantId, handleKey, now, ...SESSION_LIFETIMES }),
-      sessionLifetimes: SESSION_LIFETIMES,
+      sessions: sessionsService({ storage, tenantId, handleKey, now, lifetimes: sessionLifetimes }),
+      sessionLifetimes,
       transactions,
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
       upstream: upstreamLogin({
@@ -195,6 +206,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       outbox,
       handleKey,
       opaqueTokens,
+      grantRevocations: grantRevocations({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000, now }),
       connectionSecrets: sealedConnectionSecrets,
       clientSecretKey,
       clientAuth: {
@@ -219,12 +231,14 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       now,
       async close() {
         await sweeper.stop();
+        await changeBus?.close();
         redis?.disconnect();
         await delivery.close();
         await storage.close();
       },
     };
   } catch (error) {
+    await changeBus?.close();
     redis?.disconnect();
     await storage.close();
     throw error;

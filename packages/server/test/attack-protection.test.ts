@@ -182,17 +182,17 @@ describe('breached-password detection', () => {
   });
 
   it('refuses logins and signups with a breached password once it is on, from the local list and the range API', async () => {
-    for (const [email, password] of [['leaked@example.com', 'qwerty123'], ['ranged@example.com', RANGE_ONLY]] as const) {
+    for (const [email, password] of [['leaked@example.com', 'P@ssw0rd'], ['ranged@example.com', RANGE_ONLY]] as const) {
       expect((await api('POST', '/users', { connection: fx.connection, email, password })).status).toBe(201);
     }
     // Off by default.
-    expect((await passwordLogin(server, fx, 'leaked@example.com', 'qwerty123')).status).toBe(200);
+    expect((await passwordLogin(server, fx, 'leaked@example.com', 'P@ssw0rd')).status).toBe(200);
     expect((await api('PATCH', '/attack-protection/breached-password-detection', { enabled: true })).status).toBe(200);
 
-    const leaked = await passwordLogin(server, fx, 'leaked@example.com', 'qwerty123');
+    const leaked = await passwordLogin(server, fx, 'leaked@example.com', 'P@ssw0rd');
     expect([leaked.status, leaked.json.error]).toEqual([401, 'password_leaked']);
     expect(String(leaked.json.error_description)).toContain('Reset your password');
-    const co = await post(server, '/co/authenticate', { client_id: fx.spa.clientId, credential_type: REALM, username: 'leaked@example.com', password: 'qwerty123', realm: fx.connection }, { origin: fx.spa.origin });
+    const co = await post(server, '/co/authenticate', { client_id: fx.spa.clientId, credential_type: REALM, username: 'leaked@example.com', password: 'P@ssw0rd', realm: fx.connection }, { origin: fx.spa.origin });
     expect([co.status, co.json.error]).toEqual([401, 'password_leaked']);
     const ranged = await passwordLogin(server, fx, 'ranged@example.com', RANGE_ONLY);
     expect(ranged.json.error).toBe('password_leaked');
@@ -209,8 +209,8 @@ describe('breached-password detection', () => {
 
   it('with user_notification, e-mails the user a link to choose a new password, which then lets them in', async () => {
     expect((await api('PATCH', '/attack-protection/breached-password-detection', { shields: ['block', 'user_notification'] })).status).toBe(200);
-    expect((await api('POST', '/users', { connection: fx.connection, email: 'notified@example.com', password: 'iloveyou1' })).status).toBe(201);
-    expect((await passwordLogin(server, fx, 'notified@example.com', 'iloveyou1')).json.error).toBe('password_leaked');
+    expect((await api('POST', '/users', { connection: fx.connection, email: 'notified@example.com', password: 'sasha_007' })).status).toBe(201);
+    expect((await passwordLogin(server, fx, 'notified@example.com', 'sasha_007')).json.error).toBe('password_leaked');
     const mail = (await server.registry.outbox.recent()).find((entry) => entry.message.to === 'notified@example.com');
     expect(mail?.channel === 'email' ? mail.message.subject : '').toBe('Your password was found in a data breach');
     const link = /(https?:\/\/\S+\/u\/reset-password\?ticket=[\w-]+)/.exec(mail?.channel === 'email' ? mail.message.text : '')?.[1] ?? '';
@@ -224,6 +224,6 @@ describe('breached-password detection', () => {
   it('falls back to the local list when the range API is down', async () => {
     await new Promise((resolve) => range.close(resolve));
     expect((await passwordLogin(server, fx, 'ranged@example.com', RANGE_ONLY)).status).toBe(200);
-    expect((await passwordLogin(server, fx, 'leaked@example.com', 'qwerty123')).json.error).toBe('password_leaked');
+    expect((await passwordLogin(server, fx, 'leaked@example.com', 'P@ssw0rd')).json.error).toBe('password_leaked');
   });
 });

@@ -167,8 +167,9 @@ describe.each(DIALECTS)('Management API clients (%s)', (dialect) => {
     const second = await api('GET', '/clients?per_page=2&page=1&include_totals=true');
     expect(second.body).toMatchObject({ start: 2, limit: 2, total });
     expect((second.body.clients as { client_id: string }[]).map((client) => client.client_id)).toEqual(ids.slice(2, 4));
-    const bare = await api('GET', '/clients?per_page=2&page=1&fields=name&include_fields=true');
+    const bare = await api('GET', '/clients?per_page=2&page=1&fields=client_id,name&include_fields=true');
     expect(bare.body.map((client) => client.client_id)).toEqual(ids.slice(2, 4));
+    expect(bare.body.map((client) => Object.keys(client).sort())).toEqual([['client_id', 'name'], ['client_id', 'name']]);
     expect(await api('GET', '/clients?per_page=101')).toMatchObject({ status: 400, body: { errorCode: 'invalid_query_string' } });
   });
 

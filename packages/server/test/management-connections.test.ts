@@ -126,8 +126,8 @@ describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
   it('deletes with 204 together with its users; deleting again is still 204', async () => {
     const created = await api('POST', '/connections', { name: 'doomed', strategy: 'auth0' });
     const kept = await api('POST', '/connections', { name: 'kept', strategy: 'auth0' });
-    const user = await api('POST', '/users', { connection: 'doomed', email: 'gone@example.com', password: 'a long passphrase' });
-    const other = await api('POST', '/users', { connection: 'kept', email: 'gone@example.com', password: 'a long passphrase' });
+    const user = await api('POST', '/users', { connection: 'doomed', email: 'gone@example.com', password: 'a long passphrase 1' });
+    const other = await api('POST', '/users', { connection: 'kept', email: 'gone@example.com', password: 'a long passphrase 1' });
     expect([user.status, other.status, kept.status]).toEqual([201, 201, 201]);
     expect(await api('DELETE', `/connections/${String(created.body.id)}`)).toMatchObject({ status: 204, body: undefined });
     expect((await api('GET', `/connections/${String(created.body.id)}`)).status).toBe(404);
@@ -149,9 +149,10 @@ describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
     expect(names((await api('GET', '/connections?strategy=sms&strategy=email')).body)).toEqual(['list-email-1', 'list-email-2', 'list-sms-1', 'list-sms-2']);
     expect(names((await api('GET', '/connections?name=list-email-2')).body)).toEqual(['list-email-2']);
     expect((await api('GET', '/connections?name=nothing')).body).toEqual([]);
-    expect(await api('GET', '/connections?strategy=ad')).toMatchObject({ status: 400, body: { errorCode: 'invalid_query_string' } });
+    // A strategy of the platform that Latchkey does not have matches nothing.
+    expect(await api('GET', '/connections?strategy=ad')).toMatchObject({ status: 200, body: [] });
 
-    const all = await api('GET', '/connections?include_totals=true&per_page=100&fields=name');
+    const all = await api('GET', '/connections?include_totals=true&per_page=100&fields=id,name');
     const total = Number(all.body.total);
     expect((all.body.connections as unknown[]).length).toBe(total);
     const ids = (all.body.connections as { id: string }[]).map((connection) => connection.id);

@@ -75,7 +75,7 @@ describe('official Management SDK (npm auth0) against Latchkey over HTTPS', () =
   });
 
   it('creates, reads and updates users, and creates clients', async () => {
-    const user = await management.users.create({ connection: 'Username-Password-Authentication', email: 'sdk@example.com', password: 'a long sdk passphrase', user_metadata: { a: 1 } });
+    const user = await management.users.create({ connection: 'Username-Password-Authentication', email: 'sdk@example.com', password: 'a long sdk passphrase 2', user_metadata: { a: 1 } });
     expect(user.user_id).toMatch(/^auth0\|/);
     const fetched = await management.users.get(String(user.user_id));
     expect(fetched).toMatchObject({ email: 'sdk@example.com', user_metadata: { a: 1 } });
@@ -121,7 +121,7 @@ describe('official Management SDK (npm auth0) against Latchkey over HTTPS', () =
     const apis = await collect(await management.resourceServers.list({ per_page: 1 }));
     expect(apis.map((item) => item.identifier)).toEqual([server.audience, identifier]);
 
-    const user = await management.users.create({ connection: 'Username-Password-Authentication', email: 'Paging@Example.com', password: 'a long sdk passphrase' });
+    const user = await management.users.create({ connection: 'Username-Password-Authentication', email: 'Paging@Example.com', password: 'a long sdk passphrase 2' });
     expect((await management.users.listUsersByEmail({ email: 'paging@EXAMPLE.com' })).map((item) => item.user_id)).toEqual([user.user_id]);
     const users = await collect(await management.users.list({ per_page: 1, q: 'email:"paging@example.com"', search_engine: 'v3' }));
     expect(users.map((item) => item.user_id)).toContain(user.user_id);

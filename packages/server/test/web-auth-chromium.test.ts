@@ -527,11 +527,11 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     expect((await api('POST', '/users', { connection: fx.connection, email: 'js-blocked@example.com', password: fx.user.password, blocked: true })).status).toBe(201);
     expect((await login('js-blocked@example.com', fx.user.password)).err).toMatchObject({ code: 'blocked_user', description: 'user is blocked' });
 
-    expect((await api('POST', '/users', { connection: fx.connection, email: 'js-leaked@example.com', password: 'qwerty123' })).status).toBe(201);
+    expect((await api('POST', '/users', { connection: fx.connection, email: 'js-leaked@example.com', password: 'P@ssw0rd' })).status).toBe(201);
     expect((await api('PATCH', '/attack-protection/breached-password-detection', { enabled: true })).status).toBe(200);
     expect((await api('PATCH', '/attack-protection/brute-force-protection', { max_attempts: 2 })).status).toBe(200);
     try {
-      const leaked = await login('js-leaked@example.com', 'qwerty123');
+      const leaked = await login('js-leaked@example.com', 'P@ssw0rd');
       expect(leaked.err).toMatchObject({ code: 'password_leaked', error: 'password_leaked' });
       expect(String(leaked.err?.description)).toContain('data breach');
 
@@ -587,6 +587,36 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     );
     expect(parsed.err).toBeNull();
     expect(parsed.res).toMatchObject({ idTokenPayload: { email, email_verified: true } });
+    await page.close();
+  });
+
+  it('passwordlessStart sends a magic link that carries the redirect URI and response type; without them none is sent', async () => {
+    const page = await appPage(allowing.context);
+    const email = `js-magic-link-${library}@example.com`;
+    // The instance has the redirect URI and `token id_token`.
+    const started = await call(page, 'passwordlessStart', { connection: 'email', email, send: 'link' });
+    expect(started.err).toBeNull();
+    const message = (await server.registry.outbox.recent()).find((entry) => entry.message.to === email);
+    const link = new URL(/https:\/\/\S+\/passwordless\/verify_redirect\?\S+/.exec(message?.channel === 'email' ? message.message.text : '')?.[0] ?? 'x:');
+    expect([link.searchParams.get('redirect_uri'), link.searchParams.get('response_type')]).toEqual([`${app.origin}/callback`, 'token id_token']);
+
+    const bare = await page.evaluate(
+      ([namespace, options]) =>
+        new Promise<unknown>((resolve) => {
+          type Start = (options: unknown, cb: (err: unknown) => void) => void;
+          const Library = (window as unknown as Record<string, { WebAuth: new (options: unknown) => { passwordlessStart: Start } }>)[namespace];
+          try {
+            new Library!.WebAuth(options).passwordlessStart({ connection: 'email', email: 'js-no-redirect@example.com', send: 'link' }, (err) => resolve(JSON.parse(JSON.stringify(err ?? null))));
+          } catch (thrown) {
+            resolve({ thrown: String(thrown) });
+          }
+        }),
+      [library === 'latchkey' ? 'latchkey' : 'auth0', { domain: new URL(server.url).host, clientID: fx.spa.clientId }] as const,
+    );
+    // Neither sends it: the reference throws for the missing response type; ours answers the spec's check by callback.
+    if (library === 'latchkey') expect(bare).toMatchObject({ code: 'invalid_request', description: 'redirectUri option is required to send a link' });
+    else expect(bare).toEqual({ thrown: 'Error: responseType is required' });
+    expect((await server.registry.outbox.recent()).some((entry) => entry.message.to === 'js-no-redirect@example.com')).toBe(false);
     await page.close();
   });
 

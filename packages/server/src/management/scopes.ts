@@ -16,6 +16,8 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   signing_keys: ['read', 'create', 'update'],
   user_tickets: ['create'],
   attack_protection: ['read', 'update'],
+  // Only the (empty) list exists: Latchkey runs no custom code.
+  actions: ['read'],
 };
 
 /** What a user's own token for the Management API may carry (the browser library's management calls). */

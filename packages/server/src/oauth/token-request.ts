@@ -50,5 +50,7 @@ export async function handleTokenRequest(
   const client = await authenticateClient(clientCredentialsOf(body, transport), deps.clientAuth);
   const params: Record<string, string | undefined> = {};
   for (const name of grant.parameters) params[name] = stringParam(body, name);
+  // The tenant's default_audience stands in for an audience the request does not name, as on the platform.
+  if (grant.parameters.includes('audience') && !params.audience) params.audience = (await deps.config.tenantDocument())?.settings.default_audience || undefined;
   return grant.handle({ params, client, ip: transport.ip, tenantId: deps.tenantId, storage: deps.storage, config: deps.config, tokens: deps.tokens, users: deps.users });
 }

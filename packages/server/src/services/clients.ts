@@ -1,3 +1,4 @@
+import { certificatePem } from '../crypto/certificate-pem.js';
 import { generateClientSecret, hashClientSecret } from '../crypto/client-secret.js';
 import { randomId } from '../crypto/random.js';
 import { checkAuthenticationMethods, type ClientAuthenticationMethods, type ClientCredential } from './client-credentials.js';
@@ -5,7 +6,7 @@ import type { Repositories } from '../storage/repositories/index.js';
 import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
-import { mergeMetadata } from './metadata.js';
+import { CLIENT_METADATA_MAX_KEYS, mergeMetadata } from './metadata.js';
 import { found } from './unique.js';
 
 export type AppType = 'spa' | 'native' | 'regular_web' | 'non_interactive';
@@ -50,6 +51,8 @@ export interface SamlAddon {
   lifetimeInSeconds?: number;
   signResponse?: boolean;
   logout?: { callback?: string; slo_enabled?: boolean };
+  /** The service provider's certificate (PEM or base64 DER): when set, its LogoutRequests must be signed by it. */
+  signingCert?: string;
 }
 
 /** What a create request may carry: every field optional, nested ones partial. */
@@ -57,6 +60,13 @@ export type ClientInput = Omit<Partial<ClientData>, 'jwt_configuration' | 'crede
 
 /** A PATCH: like a create, but client_metadata merges and a `null` value removes its key. */
 export type ClientPatch = Omit<ClientInput, 'client_metadata'> & { client_metadata?: Record<string, string | null> };
+
+/** A SAML add-on whose certificate could never verify a signature is refused when it is saved. */
+function checkSamlAddon(addon: SamlAddon | undefined): void {
+  if (addon?.signingCert !== undefined && certificatePem(addon.signingCert) === undefined) {
+    throw new ServiceError('invalid', 'addons.samlp.signingCert must be a PEM or base64 X.509 certificate.', 'invalid_body');
+  }
+}
 
 export const PUBLIC_APP_TYPES: ReadonlySet<AppType> = new Set(['spa', 'native']);
 
@@ -110,6 +120,23 @@ export interface ClientView extends Omit<ClientData, 'credentials'> {
   client_secret?: string;
 }
 
+/** The list filters of `GET /clients`, with the platform's meanings; each given one must match. */
+export interface ClientFilter {
+  global?: boolean;
+  is_first_party?: boolean;
+  app_type?: readonly string[];
+  client_ids?: readonly string[];
+  none?: true;
+}
+
+function matches(client: ClientView, filter: ClientFilter): boolean {
+  if (filter.none) return false;
+  if (filter.global !== undefined && client.global !== filter.global) return false;
+  if (filter.is_first_party !== undefined && client.is_first_party !== filter.is_first_party) return false;
+  if (filter.app_type && !filter.app_type.includes(client.app_type)) return false;
+  return !filter.client_ids || filter.client_ids.includes(client.client_id);
+}
+
 export interface ClientsDeps {
   storage: Storage;
   tenantId: string;
@@ -145,9 +172,18 @@ export function clientsService(deps: ClientsDeps) {
   const load = async (clientId: string) => found(await storage.clients.get(tenantId, clientId), noClient);
 
   return {
-    async list(window: PageWindow) {
-      const page = await storage.clients.list(tenantId, window);
-      return { items: page.items.map((record) => view(record.id, record.data)), total: page.total };
+    /**
+     * The filters are on the clients' documents, so they are applied here rather than in SQL: a tenant has tens of
+     * applications, not millions. `none` (a query about organizations, which do not exist here) matches nothing.
+     */
+    async list(window: PageWindow, filter: ClientFilter = {}) {
+      if (Object.keys(filter).length === 0) {
+        const page = await storage.clients.list(tenantId, window);
+        return { items: page.items.map((record) => view(record.id, record.data)), total: page.total };
+      }
+      const all = await storage.clients.list(tenantId, { offset: 0, limit: Number.MAX_SAFE_INTEGER });
+      const matching = all.items.map((record) => view(record.id, record.data)).filter((client) => matches(client, filter));
+      return { items: matching.slice(window.offset, window.offset + window.limit), total: matching.length };
     },
 
     async get(clientId: string): Promise<ClientView> {
@@ -158,6 +194,7 @@ export function clientsService(deps: ClientsDeps) {
     async create(input: ClientInput & { name: string }): Promise<ClientView> {
       // A new client has no credentials yet, so it cannot name any.
       checkAuthenticationMethods(input.client_authentication_methods, []);
+      checkSamlAddon(input.addons?.samlp);
       const data = newClientData(input);
       const clientId = newClientId();
       const secret = isConfidential(data) ? generateClientSecret() : undefined;
@@ -179,13 +216,19 @@ export function clientsService(deps: ClientsDeps) {
       const record = await load(clientId);
       const current = record.data;
       const { client_metadata: metadata, jwt_configuration: jwt, ...fields } = patch;
+      const clientMetadata = mergeMetadata(current.client_metadata, metadata);
+      // The platform's limit holds for the merged object: PATCHes of new keys must not grow it without end.
+      if (Object.keys(clientMetadata).length > CLIENT_METADATA_MAX_KEYS) {
+        throw new ServiceError('invalid', `client_metadata may hold at most ${CLIENT_METADATA_MAX_KEYS} properties.`, 'invalid_body');
+      }
       const data: ClientData = {
         ...current,
         ...fields,
         jwt_configuration: { ...current.jwt_configuration, ...(jwt ?? {}) },
-        client_metadata: mergeMetadata(current.client_metadata, metadata),
+        client_metadata: clientMetadata,
       };
       checkAuthenticationMethods(data.client_authentication_methods, data.credentials ?? []);
+      checkSamlAddon(data.addons?.samlp);
       const columns = isConfidential(data) ? {} : { secret_hash: null };
       if (!(await storage.clients.update(tenantId, clientId, { data, columns }))) throw noClient();
       return view(clientId, data);

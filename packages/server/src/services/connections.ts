@@ -107,6 +107,29 @@ export function connectionsService(deps: ConnectionsDeps) {
       if (!(await storage.connections.update(tenantId, id, { data: secrets.seal(data) }))) throw noConnection();
       return view(id, data);
     },
+    /** The applications the connection is enabled for, in the order they were enabled. */
+    async enabledClients(id: string, window: PageWindow) {
+      const enabled = (await load(id)).data.enabled_clients;
+      return { items: enabled.slice(window.offset, window.offset + window.limit).map((clientId) => ({ client_id: clientId })), total: enabled.length };
+    },
+    /**
+     * Enables (`status: true`) or disables applications, leaving the others as they are; the last change of a
+     * client in the list wins. Only existing clients can be enabled. Written on the document as stored, so a
+     * concurrent change to the connection is not undone.
+     */
+    async changeEnabledClients(id: string, changes: readonly { client_id: string; status: boolean }[]) {
+      await load(id);
+      const statusOf = new Map(changes.map((change) => [change.client_id, change.status]));
+      for (const [clientId, status] of statusOf) {
+        if (status && !(await storage.clients.get(tenantId, clientId))) throw new ServiceError('not_found', `The client does not exist: ${clientId}`, 'inexistent_client');
+      }
+      const written = await storage.connections.modify(tenantId, id, (current) => {
+        const kept = current.data.enabled_clients.filter((clientId) => statusOf.get(clientId) !== false);
+        const added = [...statusOf].filter(([clientId, status]) => status && !kept.includes(clientId)).map(([clientId]) => clientId);
+        return { data: { ...current.data, enabled_clients: [...kept, ...added] } };
+      });
+      if (!written) throw noConnection();
+    },
     /** Removes the connection and its users together; removing a missing connection is a no-op. */
     async remove(id: string) {
       const record = await storage.connections.get(tenantId, id);

@@ -5,7 +5,7 @@ import { keyedSerial } from './keyed-serial.js';
 import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { loginAccount, type UserData } from './users.js';
+import { loginAccount, withLogin, type UserData } from './users.js';
 
 export type DatabaseLoginFailure = 'unknown_connection' | 'connection_not_enabled' | 'wrong_credentials' | 'blocked' | 'too_many_attempts' | 'ip_throttled' | 'password_leaked';
 
@@ -99,7 +99,7 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
     const counted = await storage.users.modify(
       tenantId,
       account.id,
-      (current) => (current.data.blocked ? undefined : { data: { ...current.data, logins_count: current.data.logins_count + 1, last_login: at } }),
+      (current) => (current.data.blocked ? undefined : { data: withLogin(current.data, at, input.ip) }),
       account === record ? record : undefined,
     );
     if (!counted) return { ok: false, reason: 'wrong_credentials' };

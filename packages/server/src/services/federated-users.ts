@@ -1,6 +1,6 @@
 import type { ConnectionData } from './connections.js';
 import type { Storage } from '../storage/storage.js';
-import { loginAccount, profileDefaults, type UserData } from './users.js';
+import { loginAccount, profileDefaults, withLogin, type UserData } from './users.js';
 import { OIDC_MAPPING, type ClaimMapping } from '../oauth/upstream/options.js';
 
 export interface FederatedUsersDeps {
@@ -25,7 +25,7 @@ export function federatedUsers(deps: FederatedUsersDeps) {
   const { storage, tenantId } = deps;
 
   return {
-    async signIn(connection: ConnectionData, claims: Record<string, unknown>, mapping: ClaimMapping): Promise<FederatedOutcome> {
+    async signIn(connection: ConnectionData, claims: Record<string, unknown>, mapping: ClaimMapping, ip?: string): Promise<FederatedOutcome> {
       const field = (name: keyof ClaimMapping) => claimText(claims, mapping[name] ?? OIDC_MAPPING[name]);
       const subject = field('user_id');
       if (!subject) return { ok: false, reason: 'no_subject' };
@@ -47,22 +47,26 @@ export function federatedUsers(deps: FederatedUsersDeps) {
           const account = await loginAccount(storage, tenantId, existing);
           if (existing.data.blocked || account.data.blocked) return { ok: false, reason: 'blocked' };
           // Written on the document as stored now: a concurrent change to it (metadata, a block) is not undone.
-          await storage.users.modify(tenantId, userId, (current) => ({
-            data: { ...current.data, ...profile, ...(account.id === userId ? { logins_count: current.data.logins_count + 1, last_login: at } : {}) },
-            columns: { updated_at: at, ...(email !== undefined ? { email } : {}) },
-          }));
+          await storage.users.modify(tenantId, userId, (current) => {
+            const refreshed = { ...current.data, ...profile };
+            return { data: account.id === userId ? withLogin(refreshed, at, ip) : refreshed, columns: { updated_at: at, ...(email !== undefined ? { email } : {}) } };
+          });
+          if (account.id !== userId) await storage.users.modify(tenantId, account.id, (current) => ({ data: withLogin(current.data, at, ip) }));
           return { ok: true, userId: account.id };
         }
-        const data: UserData = {
-          email_verified: false,
-          ...profile,
-          ...profileDefaults(profile, email, { name: subject, nickname: subject }),
-          blocked: false,
-          user_metadata: {},
-          app_metadata: {},
-          logins_count: 1,
-          last_login: at,
-        };
+        const data = withLogin(
+          {
+            email_verified: false,
+            ...profile,
+            ...profileDefaults(profile, email, { name: subject, nickname: subject }),
+            blocked: false,
+            user_metadata: {},
+            app_metadata: {},
+            logins_count: 0,
+          },
+          at,
+          ip,
+        );
         const columns = { connection: connection.name, email: email ?? null, username: null, password_hash: null, updated_at: at, linked_to: null };
         await storage.users.insert(tenantId, { id: userId, columns, data, createdAt: at });
         return { ok: true, userId };

@@ -11,6 +11,7 @@
  * browser library passes on to applications (`description.rules`, `policy`).
  */
 import { isCommonPassword } from './common-passwords.js';
+import { ServiceError } from './errors.js';
 
 export const POLICY_NAMES = ['none', 'low', 'fair', 'good', 'excellent'] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
@@ -122,6 +123,11 @@ export function policyText(reports: readonly RuleReport[]): string {
   return reports.flatMap((report) => [`* ${fill(report)}`, ...(report.items ?? []).map((item) => ` * ${fill(item)}`)]).join('\n');
 }
 
+/** The strength rules of a policy as a list for people (a page shows it before the first attempt). */
+export function policyList(rules: Pick<PasswordRules, 'policy' | 'minLength'>): { text: string; items: string[] }[] {
+  return strengthReport('', rules).map((report) => ({ text: fill(report), items: (report.items ?? []).map(fill) }));
+}
+
 export interface PersonalInfo {
   email?: string | undefined;
   username?: string | undefined;
@@ -148,6 +154,28 @@ export function checkPassword(password: string, rules: PasswordRules, info: Pers
   }
   if (rules.noPersonalInfo && personalWords(info).some((word) => lowered.includes(word))) return { ok: false, failure: 'personal_info' };
   return { ok: true };
+}
+
+/**
+ * A password set through the Management API meets its connection's policy, as at signup. The platform answers
+ * 400 with the failure's name in the message and no rule detail (unlike `/dbconnections/signup`).
+ */
+export function requirePasswordPolicy(options: Record<string, unknown>, password: string, info: PersonalInfo): void {
+  const verdict = checkPassword(password, passwordRulesOf(options), info);
+  if (verdict.ok) return;
+  const message =
+    verdict.failure === 'strength'
+      ? 'PasswordStrengthError: Password is too weak'
+      : verdict.failure === 'dictionary'
+        ? 'PasswordDictionaryError: Password is too common'
+        : 'PasswordNoUserInfoError: Password contains user information';
+  throw new ServiceError('invalid', message, 'invalid_body');
+}
+
+/** A user's identifying fields once `patch` is applied to `current` (null clears a field). */
+export function personalInfoAfter(current: PersonalInfo, patch: { [K in keyof PersonalInfo]?: string | null }): PersonalInfo {
+  const fields = ['email', 'username', 'name', 'given_name', 'family_name', 'nickname'] as const;
+  return Object.fromEntries(fields.map((field) => [field, patch[field] === null ? undefined : (patch[field] ?? current[field])]));
 }
 
 /** A plausible e-mail address (one @, something on each side, a dot in the domain); deliverability is not checked. */

@@ -6,7 +6,7 @@ import type { Storage } from '../storage/storage.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
 import { EMAIL_SHAPE } from './password-policy.js';
-import { loginAccount, usersService, type UserData } from './users.js';
+import { loginAccount, usersService, withLogin, type UserData } from './users.js';
 
 /** A one-time code lives five minutes and survives three wrong guesses (the platform's rules). */
 export const OTP_SECONDS = 300;
@@ -108,7 +108,7 @@ export function passwordless(deps: PasswordlessDeps) {
      * Checks a code. `spend: false` (`/passwordless/verify`) only checks it, for the redirect that follows to
      * spend it; `spend: true` spends it and returns the user, created on first login.
      */
-    async check(input: { clientId: string; connection: string; address: string; code: string; spend: boolean }): Promise<
+    async check(input: { clientId: string; connection: string; address: string; code: string; spend: boolean; ip?: string }): Promise<
       { ok: true; userId?: string; connection: ConnectionData } | { ok: false; failure: OtpFailure }
     > {
       const connection = await connectionFor(input.clientId, input.connection);
@@ -140,7 +140,7 @@ export function passwordless(deps: PasswordlessDeps) {
         if (existing.data.blocked || account.data.blocked) return { ok: false, failure: 'blocked' };
         const verified = connection.strategy === 'email' ? { email_verified: true } : { phone_verified: true };
         // The address is verified on the account it belongs to; the login counts for the user who signs in.
-        const counted = (data: UserData) => ({ ...data, logins_count: data.logins_count + 1, last_login: now });
+        const counted = (data: UserData) => withLogin(data, now, input.ip);
         // Each written as stored now, so that a concurrent change to either document is not undone.
         await storage.users.modify(tenantId, existing.id, (current) => ({
           data: account.id === existing.id ? counted({ ...current.data, ...verified }) : { ...current.data, ...verified },
@@ -154,6 +154,7 @@ export function passwordless(deps: PasswordlessDeps) {
           connection.strategy === 'email'
             ? { connection: connection.name, email: identifier, email_verified: true }
             : { connection: connection.name, phone_number: identifier, phone_verified: true },
+          { ip: input.ip },
         );
         return { ok: true, userId: created.user_id, connection };
       } catch (error) {

@@ -20,6 +20,8 @@ export interface ResourceServerData {
 }
 
 export const DEFAULT_TOKEN_LIFETIME = 86_400;
+/** The longest access-token lifetime an API may set (30 days, as on the platform). */
+export const MAX_TOKEN_LIFETIME = 2_592_000;
 
 export function newResourceServerData(input: Partial<ResourceServerData> & { identifier: string }): ResourceServerData {
   return {

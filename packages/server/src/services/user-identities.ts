@@ -31,7 +31,7 @@ export function userIdentitiesService(deps: UserIdentitiesDeps) {
         if ((secondary.data.linked_identities ?? []).length > 0) {
           throw new ServiceError('invalid', 'The secondary user has linked identities of its own; unlink them first.', 'invalid_body');
         }
-        const { linked_identities: _none, user_metadata: _um, app_metadata: _am, logins_count: _lc, ...profileData } = secondary.data;
+        const { linked_identities: _none, user_metadata: _um, app_metadata: _am, logins_count: _lc, last_login: _ll, last_ip: _li, ...profileData } = secondary.data;
         const identity: LinkedIdentity = { ...ownIdentity(secondary.id, secondary.columns.connection), profileData };
         const linked = [...(primary.data.linked_identities ?? []), identity];
         const at = deps.now().toISOString();

@@ -4,8 +4,9 @@ import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
-import { mergeMetadata, type Metadata } from './metadata.js';
+import { mergeUserMetadata, withinMetadataLimits, type Metadata } from './metadata.js';
 import { hashPassword } from './passwords.js';
+import { personalInfoAfter, requirePasswordPolicy } from './password-policy.js';
 import { found, uniquely } from './unique.js';
 
 /** Profile fields stored in the user's document (the password hash and lookup keys live in columns). */
@@ -25,6 +26,8 @@ export interface UserData {
   app_metadata: Metadata;
   logins_count: number;
   last_login?: string;
+  /** The address of the last successful login. */
+  last_ip?: string;
   /**
    * Written by builds before migration 0003, which copied it into the `linked_to` column: that column is the one
    * record of a link now. Kept in the type so such documents are read (and cleaned on unlink) knowingly.
@@ -82,6 +85,14 @@ export type UserPatch = Partial<Omit<UserInput, 'user_metadata' | 'app_metadata'
 };
 
 /**
+ * A successful login as the platform records it on the user who signs in: one more login, when and from where.
+ * Every way of logging in goes through this (password, signup's own login, one-time code, federated).
+ */
+export function withLogin(data: UserData, at: string, ip: string | undefined): UserData {
+  return { ...data, logins_count: data.logins_count + 1, last_login: at, ...(ip ? { last_ip: ip } : {}) };
+}
+
+/**
  * A new user's name, nickname and picture as the platform fills them: the given ones, else from the e-mail
  * address, else the fallbacks.
  */
@@ -124,6 +135,7 @@ function checkCreate(connection: ConnectionData, input: UserInput) {
       throw invalid(`Users of a ${connection.strategy} connection are created when they log in, not through this endpoint.`);
   }
   checkCredentials(connection, input);
+  if (input.password !== undefined) requirePasswordPolicy(connection.options, input.password, input);
 }
 
 /** Passwords belong to database connections; usernames to those that require them. */
@@ -212,7 +224,8 @@ export function usersService(deps: UsersDeps) {
       return page.items.map(userView);
     },
 
-    async create(input: UserInput): Promise<UserView> {
+    /** `login`: the user is created by logging in (hosted signup, a first one-time code), which counts as their first. */
+    async create(input: UserInput, login?: { ip: string | undefined }): Promise<UserView> {
       const connection = await connectionNamed(input.connection);
       checkCreate(connection, input);
       const { connection: _connection, password, email: rawEmail, ...profile } = input;
@@ -220,16 +233,17 @@ export function usersService(deps: UsersDeps) {
       const email = rawEmail?.trim().toLowerCase();
       // The platform's ids for database users: `auth0|` and 24 random hex digits.
       const userId = `${connection.strategy}|${randomHexId()}`;
-      const data: UserData = {
+      const created: UserData = {
         ...profile,
         ...(email !== undefined ? { email } : {}),
         email_verified: input.email_verified ?? false,
         ...profileDefaults(input, email, { name: input.phone_number ?? input.username ?? userId, nickname: input.username ?? userId }),
         blocked: input.blocked ?? false,
-        user_metadata: input.user_metadata ?? {},
-        app_metadata: input.app_metadata ?? {},
+        user_metadata: withinMetadataLimits('user_metadata', input.user_metadata ?? {}),
+        app_metadata: withinMetadataLimits('app_metadata', input.app_metadata ?? {}),
         logins_count: 0,
       };
+      const data = login ? withLogin(created, at, login.ip) : created;
       const passwordHash = password !== undefined ? await hashPassword(password) : null;
       // SMS users log in by phone number: it is their lookup key (the username column), unique per connection.
       const loginName = connection.strategy === 'sms' ? (input.phone_number ?? null) : (input.username ?? null);
@@ -249,7 +263,10 @@ export function usersService(deps: UsersDeps) {
       }
       const { password, user_metadata: userMetadata, app_metadata: appMetadata, connection: _connection, email: rawEmail, ...profile } = patch;
       if (password !== undefined || profile.username !== undefined) {
-        checkCredentials(await connectionNamed(record.columns.connection), { password, username: profile.username });
+        const connection = await connectionNamed(record.columns.connection);
+        checkCredentials(connection, { password, username: profile.username });
+        // Judged against the profile as it will be after this patch (a new e-mail or name counts too).
+        if (password !== undefined) requirePasswordPolicy(connection.options, password, personalInfoAfter(record.data, { ...profile, email: rawEmail }));
       }
       const email = rawEmail?.trim().toLowerCase();
       const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
@@ -262,8 +279,8 @@ export function usersService(deps: UsersDeps) {
           const emailChanged = email !== undefined && email !== current.data.email;
           const data: UserData = {
             ...applyProfile(current.data, { ...profile, ...(emailChanged ? { email, email_verified: patch.email_verified ?? false } : {}) }),
-            user_metadata: mergeMetadata(current.data.user_metadata, userMetadata),
-            app_metadata: mergeMetadata(current.data.app_metadata, appMetadata),
+            user_metadata: mergeUserMetadata('user_metadata', current.data.user_metadata, userMetadata),
+            app_metadata: mergeUserMetadata('app_metadata', current.data.app_metadata, appMetadata),
           };
           const columns = {
             updated_at: at,

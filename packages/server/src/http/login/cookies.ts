@@ -21,8 +21,8 @@ export function cookieOptions(registry: Registry, sameSiteNone: boolean, maxAgeS
   };
 }
 
-export function setSessionCookie(registry: Registry, reply: FastifyReply, handle: string): void {
-  reply.setCookie(SESSION_COOKIE, handle, cookieOptions(registry, true, registry.sessionLifetimes.absoluteSeconds));
+export async function setSessionCookie(registry: Registry, reply: FastifyReply, handle: string): Promise<void> {
+  reply.setCookie(SESSION_COOKIE, handle, cookieOptions(registry, true, (await registry.sessionLifetimes()).absoluteSeconds));
 }
 
 export function clearSessionCookie(registry: Registry, reply: FastifyReply): void {

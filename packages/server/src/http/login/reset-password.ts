@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { CachedClient } from '../../oauth/config-cache.js';
 import type { Registry } from '../../registry.js';
 import { EMAIL_SHAPE } from '../../services/password-policy.js';
 import { sendPasswordResetLink } from '../../services/password-reset.js';
 import { sendErrorPage, sendScreen, type ScreenInput } from './pages.js';
-import { passwordProblem } from './password-feedback.js';
+import { connectionOptions, passwordPolicyView, passwordProblem } from './password-feedback.js';
 import { StateQuery } from './routes.js';
-import { formFields, isOpen, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { formFields, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
 
 const RequestForm = Type.Object(
   { state: Type.String({ maxLength: 64 }), _csrf: Type.Optional(Type.String({ maxLength: 128 })), email: Type.Optional(Type.String({ maxLength: 320 })) },
@@ -24,12 +25,27 @@ const ResetForm = Type.Object(
 );
 
 /**
+ * Where "Back to the application" leads once the password is changed: the ticket's `result_url`, else the site
+ * of the application's first web callback (a callback itself would need a fresh authorization request).
+ */
+function applicationLink(resultUrl: string | null, client: CachedClient | undefined): string | undefined {
+  if (resultUrl) return resultUrl;
+  const callback = client?.data.callbacks.find((url) => /^https?:\/\/[^*]+$/.test(url) && URL.canParse(url));
+  return callback ? `${new URL(callback).origin}/` : undefined;
+}
+
+/**
  * Password reset: the request page (`/u/reset-password/request`, from the login page) issues a ticket and hands
  * the link to the notifier; the reset page (`/u/reset-password?ticket=`) sets the new password. The request
  * page answers the same whether or not the address has an account, so it tells nobody who is registered.
  */
 export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const tags = ['hosted pages'];
+  /** The rules of the new password: the policy of the ticket user's connection. */
+  const policyOf = async (userId: string) => {
+    const user = await registry.storage.users.get(registry.tenantId, userId);
+    return user ? { passwordPolicy: passwordPolicyView(await connectionOptions(registry, user.columns.connection)) } : {};
+  };
   const requestScreen = (open: OpenTransaction, email: string): ScreenInput => ({
     screen: 'reset-password-request',
     client: open.client,
@@ -42,7 +58,7 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
   return async (app) => {
     app.get('/u/reset-password/request', { schema: { tags, summary: 'Password reset request page', querystring: StateQuery } }, async (request, reply) => {
       const open = await openTransaction(registry, request, reply, request.query.state);
-      if (!isOpen(open)) return open;
+      if (!open) return reply;
       return sendScreen(registry, reply, 200, requestScreen(open, open.transaction.lastUsername ?? ''));
     });
 
@@ -51,7 +67,7 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
       { attachValidation: true, schema: { tags, summary: 'Request a password reset e-mail', body: RequestForm } },
       async (request, reply) => {
         const checked = await openForm(registry, request, reply, request.body);
-        if (!('open' in checked)) return checked;
+        if (!checked) return reply;
         const { open, connection } = checked;
         const email = (request.body.email ?? '').trim().toLowerCase();
         if (!EMAIL_SHAPE.test(email)) {
@@ -81,6 +97,7 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
         client,
         action: '/u/reset-password',
         hidden: { ticket, _csrf: registry.passwordResets.csrfToken(ticket) },
+        ...(await policyOf(found.user_id)),
       });
     });
 
@@ -93,7 +110,7 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
       if (!registry.passwordResets.csrfValid(ticket, csrf)) {
         return sendErrorPage(registry, reply, 403, 'invalid_request', 'The form could not be verified. Open the link from the e-mail again.', client);
       }
-      const again = (errorCode: string, errorDescription?: string) =>
+      const again = async (errorCode: string, errorDescription?: string) =>
         sendScreen(registry, reply, 400, {
           screen: 'reset-password',
           client,
@@ -101,6 +118,7 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
           hidden: { ticket, _csrf: csrf ?? '' },
           errorCode,
           ...(errorDescription ? { errorDescription } : {}),
+          ...(await policyOf(found.user_id)),
         });
       if (!password || password !== request.body['password-confirmation']) return again('passwords-differ');
       const user = await registry.storage.users.get(registry.tenantId, found.user_id);
@@ -116,11 +134,8 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
       if (problem) return again(problem.errorCode, problem.errorDescription);
       const redeemed = await registry.passwordResets.redeem(ticket, password);
       if (!redeemed) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
-      return sendScreen(registry, reply, 200, {
-        screen: 'reset-password-success',
-        client,
-        links: redeemed.result_url ? { login: redeemed.result_url } : {},
-      });
+      const application = applicationLink(redeemed.result_url, client);
+      return sendScreen(registry, reply, 200, { screen: 'reset-password-success', client, links: application ? { application } : {} });
     });
   };
 }

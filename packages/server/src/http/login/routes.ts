@@ -4,7 +4,7 @@ import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import type { DatabaseLoginFailure } from '../../services/database-login.js';
 import { sendScreen, type ScreenInput } from './pages.js';
-import { databaseConnection, finishLogin, formFields, isOpen, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { databaseConnection, finishLogin, formFields, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
 import { tarpit } from '../oauth/surface.js';
 
 export const StateQuery = Type.Object({ state: Type.String({ minLength: 1, maxLength: 64, description: 'The login transaction.' }) });
@@ -49,7 +49,7 @@ export function loginRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/u/login', { schema: { tags: ['hosted pages'], summary: 'Login page', querystring: StateQuery } }, async (request, reply) => {
       const open = await openTransaction(registry, request, reply, request.query.state);
-      if (!isOpen(open)) return open;
+      if (!open) return reply;
       const connection = await databaseConnection(registry, open);
       if (!connection) return noDatabaseConnection(registry, reply, open.client);
       return sendScreen(registry, reply, 200, loginScreen(open, connection));
@@ -61,7 +61,7 @@ export function loginRoutes(registry: Registry): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const form = request.body;
         const checked = await openForm(registry, request, reply, form);
-        if (!('open' in checked)) return checked;
+        if (!checked) return reply;
         const { open, connection } = checked;
         const username = (form.username ?? '').trim();
         if (!username || !form.password) {
@@ -70,7 +70,9 @@ export function loginRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         const result = await registry.userGrants.databaseLogin.login({ connection: connection.name, clientId: open.client.clientId, username, password: form.password, ip: request.ip });
         if (!result.ok) {
           await registry.transactions.save(open.handle, { ...open.transaction, lastUsername: username });
-          const errorCode = LOGIN_PAGE_ERRORS[result.reason] ?? 'wrong-credentials';
+          // The platform's two wordings: "username" only where the connection has user names.
+          const wrong = connection.options.requires_username === true ? 'wrong-credentials' : 'wrong-email-credentials';
+          const errorCode = LOGIN_PAGE_ERRORS[result.reason] ?? wrong;
           // Blocked and throttled attempts wait like the Authentication API's 429s (surface.ts tarpit).
           if (result.reason === 'too_many_attempts' || result.reason === 'ip_throttled') await tarpit();
           return sendScreen(registry, reply, 400, loginScreen(open, connection, { errorCode, values: { username } }));

@@ -6,9 +6,9 @@ import { ServiceError } from '../../services/errors.js';
 import { EMAIL_SHAPE } from '../../services/password-policy.js';
 import { usersService } from '../../services/users.js';
 import { sendScreen, type ScreenInput } from './pages.js';
-import { passwordProblem } from './password-feedback.js';
+import { passwordPolicyView, passwordProblem } from './password-feedback.js';
 import { StateQuery } from './routes.js';
-import { databaseConnection, finishLogin, formFields, isOpen, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { databaseConnection, finishLogin, formFields, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
 
 const SignupForm = Type.Object(
   {
@@ -34,6 +34,7 @@ export function signupRoutes(registry: Registry): FastifyPluginAsyncTypebox {
       hidden: formFields(registry, open),
       values: { email: open.transaction.request.loginHint ?? '' },
       connection: { name: connection.name, requiresUsername: connection.options.requires_username === true },
+      passwordPolicy: passwordPolicyView(connection.options),
       links: { login: `/u/login${open.query}` },
       ...extra,
     };
@@ -42,7 +43,7 @@ export function signupRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/u/signup', { schema: { tags: ['hosted pages'], summary: 'Signup page', querystring: StateQuery } }, async (request, reply) => {
       const open = await openTransaction(registry, request, reply, request.query.state);
-      if (!isOpen(open)) return open;
+      if (!open) return reply;
       const connection = await databaseConnection(registry, open);
       if (!connection) return noDatabaseConnection(registry, reply, open.client);
       if (connection.options.disable_signup === true) return reply.redirect(`/u/login${open.query}`, 302);
@@ -55,7 +56,7 @@ export function signupRoutes(registry: Registry): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const form = request.body;
         const checked = await openForm(registry, request, reply, form);
-        if (!('open' in checked)) return checked;
+        if (!checked) return reply;
         const { open, connection } = checked;
         if (connection.options.disable_signup === true) return noDatabaseConnection(registry, reply, open.client);
         const requiresUsername = connection.options.requires_username === true;
@@ -70,7 +71,8 @@ export function signupRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         if (!(await registry.loginProtection.signupAllowed(request.ip))) return again('suspicious-signups');
         let userId: string;
         try {
-          const user = await users.create({ connection: connection.name, email, password: form.password, ...(requiresUsername ? { username } : {}) });
+          // The new user is logged in at once: that is their first login.
+          const user = await users.create({ connection: connection.name, email, password: form.password, ...(requiresUsername ? { username } : {}) }, { ip: request.ip });
           userId = user.user_id;
         } catch (error) {
           if (error instanceof ServiceError && error.kind === 'conflict') return again('user-exists');

@@ -41,6 +41,10 @@ const ListQuery = Type.Object(
     ...CheckpointQuery,
     audience: Type.Optional(Type.String({ description: 'Only grants for this API identifier.' })),
     client_id: Type.Optional(Type.String({ description: 'Only grants of this client.' })),
+    // Organizations, user-subject grants and group defaults do not exist here: asking for them matches nothing.
+    allow_any_organization: Type.Optional(Type.Boolean({ description: 'true: only grants allowing any organization (none here); false: every grant.' })),
+    subject_type: Type.Optional(Type.Unsafe<'client' | 'user'>({ type: 'string', enum: ['client', 'user'], description: 'client: every grant here; user: none.' })),
+    default_for: Type.Optional(Type.Unsafe<'third_party_clients'>({ type: 'string', enum: ['third_party_clients'], description: 'Default grants for a group of clients (none here).' })),
   },
   { additionalProperties: false },
 );
@@ -58,9 +62,10 @@ export function clientGrantsRoutes(registry: Registry): FastifyPluginAsyncTypebo
         schema: { tags, summary: 'List client grants', querystring: ListQuery, response: { 200: listResponseSchema('client_grants', ClientGrant, { checkpoint: true }), ...ERROR_RESPONSES } },
       },
       async (request) => {
-        const { audience, client_id } = request.query;
+        const { audience, client_id, allow_any_organization: anyOrganization, subject_type: subjectType, default_for: defaultFor } = request.query;
         const window = pageWindow(request.query);
-        const { items, total } = await service.list(window, { ...(audience ? { audience } : {}), ...(client_id ? { client_id } : {}) });
+        const nothing = anyOrganization === true || subjectType === 'user' || defaultFor !== undefined;
+        const { items, total } = nothing ? { items: [], total: 0 } : await service.list(window, { ...(audience ? { audience } : {}), ...(client_id ? { client_id } : {}) });
         return listResponse('client_grants', items, window, total, request.query.include_totals);
       },
     );

@@ -3,8 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { clientsService, type ClientData } from '../../services/clients.js';
 import {
+  CheckpointQuery,
   ERROR_RESPONSES,
   FieldsQuery,
+  commaList,
   IdParams,
   NO_CONTENT_RESPONSES,
   PaginationQuery,
@@ -92,7 +94,7 @@ const writable = {
         samlp: Type.Optional(
           Type.Object(
             {
-              audience: Type.Optional(Type.String({ maxLength: 1024, description: 'Audience of the assertions (default: the AuthnRequest issuer, else the ACS URL).' })),
+              audience: Type.Optional(Type.String({ maxLength: 1024, description: 'Audience of the assertions (default: the AuthnRequest issuer when it is one of the callbacks, else the ACS URL).' })),
               recipient: Type.Optional(Type.String({ maxLength: 2048, description: 'Recipient of the assertions (default: the ACS URL).' })),
               destination: Type.Optional(Type.String({ maxLength: 2048, description: 'Destination of the responses (default: the ACS URL).' })),
               callback: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https?://', description: "The service provider's assertion consumer service URL (default: the first callback)." })),
@@ -102,6 +104,7 @@ const writable = {
               lifetimeInSeconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 86400, description: 'Validity of the assertion (default 3600).' })),
               signResponse: Type.Optional(Type.Boolean({ description: 'Sign the whole response as well as the assertion.' })),
               logout: Type.Optional(Type.Object({ callback: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https?://' })), slo_enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+              signingCert: Type.Optional(Type.String({ maxLength: 16384, description: 'The service provider’s certificate (PEM or base64): single logout then requires LogoutRequests signed by it.' })),
             },
             { additionalProperties: false, description: 'SAML2 Web App: Latchkey signs users in to this application as its SAML identity provider.' },
           ),
@@ -137,7 +140,20 @@ const Client = Type.Object(
 );
 
 const ClientIdParams = IdParams('Client id.');
-const ListQuery = Type.Object({ ...PaginationQuery, ...FieldsQuery }, { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    ...CheckpointQuery,
+    ...FieldsQuery,
+    is_global: Type.Optional(Type.Boolean({ description: 'Only global clients (true) or only the others (false); Latchkey has no global client.' })),
+    is_first_party: Type.Optional(Type.Boolean({ description: 'Only first-party (true) or third-party (false) clients.' })),
+    app_type: Type.Optional(Type.String({ maxLength: 256, description: 'Only clients of these application types (comma-separated).' })),
+    client_ids: Type.Optional(Type.String({ maxLength: 8192, description: 'Only these clients (comma-separated ids).' })),
+    // Organizations do not exist here: a query about them is accepted and matches no client.
+    q: Type.Optional(Type.String({ maxLength: 1024, description: 'Lucene query on client grants (client_grant.organization_id, client_grant.allow_any_organization); accepted, matches no client.' })),
+  },
+  { additionalProperties: false },
+);
 const ReadQuery = Type.Object(FieldsQuery, { additionalProperties: false });
 
 export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
@@ -146,10 +162,17 @@ export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     const tags = ['clients'];
     app.get(
       '/clients',
-      { config: { scopes: ['read:clients'] }, schema: { tags, summary: 'List clients', querystring: ListQuery, response: { 200: listResponseSchema('clients', Client), ...ERROR_RESPONSES } } },
+      { config: { scopes: ['read:clients'] }, schema: { tags, summary: 'List clients', querystring: ListQuery, response: { 200: listResponseSchema('clients', Client, { checkpoint: true }), ...ERROR_RESPONSES } } },
       async (request) => {
+        const { is_global: isGlobal, is_first_party: isFirstParty, app_type: appType, client_ids: clientIds, q } = request.query;
         const window = pageWindow(request.query);
-        const { items, total } = await service.list(window);
+        const { items, total } = await service.list(window, {
+          ...(isGlobal !== undefined ? { global: isGlobal } : {}),
+          ...(isFirstParty !== undefined ? { is_first_party: isFirstParty } : {}),
+          ...(commaList(appType) ? { app_type: commaList(appType) } : {}),
+          ...(commaList(clientIds) ? { client_ids: commaList(clientIds) } : {}),
+          ...(q !== undefined && q.trim() !== '' ? { none: true } : {}),
+        });
         return listResponse('clients', items, window, total, request.query.include_totals);
       },
     );

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { STRATEGIES, connectionsService, type Strategy } from '../../services/connections.js';
@@ -68,14 +68,41 @@ const ListQuery = Type.Object(
     ...PaginationQuery,
     ...CheckpointQuery,
     ...FieldsQuery,
-    // The SDK repeats `strategy` for several; a single value is coerced to a one-item list.
-    strategy: Type.Optional(Type.Array(StrategyEnum, { minItems: 1, maxItems: STRATEGIES.length, description: 'Only connections of these strategies (repeatable).' })),
+    // The SDK repeats `strategy` for several; a single value is coerced to a one-item list. Any of the platform's
+    // strategies may be asked for: one Latchkey does not have simply matches no connection.
+    strategy: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 100, description: `Only connections of these strategies (repeatable); Latchkey has ${STRATEGIES.join(', ')}.` }),
+    ),
     name: Type.Optional(Type.String({ description: 'Only the connection with this name.' })),
   },
   { additionalProperties: false },
 );
 
 const ConnectionIdParams = IdParams('Connection id.');
+
+const EnabledClientsQuery = Type.Object(
+  {
+    from: CheckpointQuery.from,
+    take: CheckpointQuery.take,
+  },
+  { additionalProperties: false },
+);
+
+const EnabledClientsPage = Type.Object(
+  { clients: Type.Array(Type.Object({ client_id: Type.String() }, { additionalProperties: false })), next: Type.Optional(Type.String()) },
+  { additionalProperties: false },
+);
+
+const EnabledClientsChanges = Type.Array(
+  Type.Object(
+    {
+      client_id: Type.String({ minLength: 1, maxLength: 100, description: 'The client whose status changes.' }),
+      status: Type.Boolean({ description: 'Whether the connection is enabled for the client.' }),
+    },
+    { additionalProperties: false },
+  ),
+  { minItems: 1, maxItems: 50, description: 'At most 50 clients per request; clients not named keep their status.' },
+);
 
 export function connectionsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -111,6 +138,31 @@ export function connectionsRoutes(registry: Registry): FastifyPluginAsyncTypebox
       '/connections/:id',
       { config: { scopes: ['update:connections'] }, schema: { tags, summary: 'Update a connection', params: ConnectionIdParams, body: UpdateBody, response: { 200: Connection, ...ERROR_RESPONSES } } },
       async (request) => service.update(request.params.id, request.body),
+    );
+    app.get(
+      '/connections/:id/clients',
+      {
+        config: { scopes: ['read:connections'] },
+        schema: { tags, summary: 'List the applications a connection is enabled for (checkpoint pagination)', params: ConnectionIdParams, querystring: EnabledClientsQuery, response: { 200: EnabledClientsPage, ...ERROR_RESPONSES } },
+      },
+      async (request) => {
+        // Always checkpoint pagination, 50 a page unless `take` says otherwise.
+        const window = pageWindow({ ...request.query, take: request.query.take ?? 50 });
+        const { items, total } = await service.enabledClients(request.params.id, window);
+        // A checkpoint window always answers `{clients, next?}`.
+        return listResponse('clients', items, window, total, false) as Static<typeof EnabledClientsPage>;
+      },
+    );
+    app.patch(
+      '/connections/:id/clients',
+      {
+        config: { scopes: ['update:connections'] },
+        schema: { tags, summary: 'Enable or disable the connection for applications', params: ConnectionIdParams, body: EnabledClientsChanges, response: NO_CONTENT_RESPONSES },
+      },
+      async (request, reply) => {
+        await service.changeEnabledClients(request.params.id, request.body);
+        return reply.code(204).send(null);
+      },
     );
     app.delete(
       '/connections/:id',

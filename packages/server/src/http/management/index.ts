@@ -9,6 +9,7 @@ import { resourceServersRoutes } from './resource-servers.js';
 import { signingKeysRoutes } from './signing-keys.js';
 import { tenantSettingsRoutes } from './tenant-settings.js';
 import { attackProtectionRoutes } from './attack-protection.js';
+import { actionsRoutes } from './actions.js';
 import { userBlocksRoutes } from './user-blocks.js';
 import { ticketsRoutes } from './tickets.js';
 import { usersRoutes } from './users.js';
@@ -29,6 +30,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       attackProtectionRoutes,
       userBlocksRoutes,
       ticketsRoutes,
+      actionsRoutes,
     ]) {
       await app.register(routes(registry));
     }

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
-import { resourceServersService } from '../../services/resource-servers.js';
-import { ERROR_RESPONSES, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponse, listResponseSchema, pageWindow } from './schemas.js';
+import { MAX_TOKEN_LIFETIME, resourceServersService } from '../../services/resource-servers.js';
+import { CheckpointQuery, ERROR_RESPONSES, FieldsQuery, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponse, listResponseSchema, pageWindow } from './schemas.js';
 
 const Scope = Type.Object(
   {
@@ -16,7 +16,7 @@ const changeable = {
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[^<>]+$', description: 'Friendly name (no < or >).' })),
   scopes: Type.Optional(Type.Array(Scope, { maxItems: 500, description: 'Scopes the API defines: [{value, description}].' })),
   signing_alg: Type.Optional(Type.Literal('RS256', { description: 'Access token signing algorithm: RS256.' })),
-  token_lifetime: Type.Optional(Type.Integer({ minimum: 60, maximum: 2592000, description: 'Access token lifetime in seconds (60 to 2592000).' })),
+  token_lifetime: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_TOKEN_LIFETIME, description: `Access token lifetime in seconds (60 to ${MAX_TOKEN_LIFETIME}).` })),
   allow_offline_access: Type.Optional(Type.Boolean({ description: 'Whether refresh tokens may be issued for this API.' })),
   skip_consent_for_verifiable_first_party_clients: Type.Optional(Type.Boolean({ description: 'Skip consent for first-party clients.' })),
 };
@@ -51,7 +51,8 @@ const ListQuery = Type.Object(
     identifiers: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 600 }), { minItems: 1, maxItems: 10, description: 'Only these identifiers (repeat the parameter, at most 10).' }),
     ),
-    include_fields: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility; every field is returned.' })),
+    ...FieldsQuery,
+    ...CheckpointQuery,
   },
   { additionalProperties: false },
 );
@@ -64,7 +65,7 @@ export function resourceServersRoutes(registry: Registry): FastifyPluginAsyncTyp
       '/resource-servers',
       {
         config: { scopes: ['read:resource_servers'] },
-        schema: { tags, summary: 'List resource servers', querystring: ListQuery, response: { 200: listResponseSchema('resource_servers', ResourceServer), ...ERROR_RESPONSES } },
+        schema: { tags, summary: 'List resource servers', querystring: ListQuery, response: { 200: listResponseSchema('resource_servers', ResourceServer, { checkpoint: true }), ...ERROR_RESPONSES } },
       },
       async (request) => {
         const window = pageWindow(request.query);

@@ -12,6 +12,19 @@ export const ManagementErrorBody = Type.Object({
 /** Declared error responses (documentation and serialisation). */
 export const ERROR_RESPONSES = { '4xx': ManagementErrorBody, '5xx': ManagementErrorBody } as const;
 
+/** One documented error status: the error body, with what the status means here. */
+export const errorResponse = (description: string) => Type.Object(ManagementErrorBody.properties, { description });
+
+/** 429 of the Management API's rate limit, with the headers that say when to come back (spec, Errors 3). */
+export const TOO_MANY_REQUESTS_RESPONSE = {
+  ...errorResponse('Too many requests. Check the X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset headers.'),
+  headers: {
+    'x-ratelimit-limit': { type: 'integer', description: 'Requests allowed in the window.' },
+    'x-ratelimit-remaining': { type: 'integer', description: 'Requests left in the window.' },
+    'x-ratelimit-reset': { type: 'integer', description: 'When the window resets, in seconds since the epoch.' },
+  },
+};
+
 /** Responses of a delete: 204 with no body. */
 export const NO_CONTENT_RESPONSES = { 204: Type.Null(), ...ERROR_RESPONSES } as const;
 
@@ -36,11 +49,17 @@ export const CheckpointQuery = {
   take: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Number of results per page with checkpoint pagination. Defaults to 50.' })),
 };
 
-/** `fields`/`include_fields`: the SDK sends them on reads; every field is returned regardless. */
+/** `fields`/`include_fields`: a projection of the answer's top-level fields (field-projection.ts applies it). */
 export const FieldsQuery = {
-  fields: Type.Optional(Type.String({ description: 'Accepted for compatibility; every field is returned.' })),
-  include_fields: Type.Optional(Type.Boolean({ description: 'Accepted for compatibility; every field is returned.' })),
+  fields: Type.Optional(Type.String({ maxLength: 2048, description: 'Comma-separated list of fields to include or exclude (per include_fields). Leave empty to retrieve all fields.' })),
+  include_fields: Type.Optional(Type.Boolean({ description: 'Whether the fields are included (true, default) or excluded (false).' })),
 };
+
+/** A comma-separated list parameter (`app_type=spa,native`) as its items; undefined when absent or empty. */
+export function commaList(value: string | undefined): string[] | undefined {
+  const items = value?.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return items && items.length > 0 ? items : undefined;
+}
 
 /**
  * `schema` or null, written as a JSON-Schema type list (not a union) so a bad value gets one plain error rather

@@ -3,6 +3,10 @@ import type { Registry } from '../../registry.js';
 import { bearerVerifier, type BearerAuth } from '../plugins/bearer-auth.js';
 import { ServiceError, type ServiceErrorKind } from '../../services/errors.js';
 import { ManagementError } from './errors.js';
+import { fieldProjection } from './field-projection.js';
+import { managementUnavailable } from '../unavailable.js';
+import { isStorageUnavailable } from '../../storage/unavailable.js';
+import { JSON_TOO_DEEP } from '../plugins/server-options.js';
 import { pickError, validationMessage, type AjvErrorLike } from './validation-message.js';
 
 declare module 'fastify' {
@@ -43,7 +47,12 @@ function sendError(reply: FastifyReply, error: ManagementError) {
  * One error handler shapes every failure as `{statusCode, error, message, errorCode}`.
  */
 export function managementSurface(app: FastifyInstance, registry: Registry) {
-  const verify = bearerVerifier({ keys: registry.keys, issuerClaim: registry.issuerClaim, audience: registry.managementAudience });
+  const verify = bearerVerifier({
+    keys: registry.keys,
+    issuerClaim: registry.issuerClaim,
+    audience: registry.managementAudience,
+    grantRevocations: registry.grantRevocations,
+  });
   app.decorateRequest('auth', null);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -65,6 +74,8 @@ export function managementSurface(app: FastifyInstance, registry: Registry) {
     }
   });
 
+  fieldProjection(app);
+
   app.setErrorHandler(async (error: FastifyError & { validation?: AjvErrorLike[] }, request, reply) => {
     if (error instanceof ManagementError) return sendError(reply, error);
     if (error instanceof ServiceError) {
@@ -78,6 +89,7 @@ export function managementSurface(app: FastifyInstance, registry: Registry) {
         : error.message;
       return sendError(reply, new ManagementError(400, message, CODE_BY_CONTEXT[context] ?? 'invalid_body'));
     }
+    if (error.code === JSON_TOO_DEEP) return sendError(reply, new ManagementError(400, error.message, 'invalid_body'));
     if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.statusCode === 400) {
       return sendError(reply, new ManagementError(400, 'Invalid request payload JSON format', 'invalid_body'));
     }
@@ -87,6 +99,7 @@ export function managementSurface(app: FastifyInstance, registry: Registry) {
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return sendError(reply, new ManagementError(413, 'Request payload is too large', 'payload_too_large'));
     }
+    if (isStorageUnavailable(error)) return sendError(reply, managementUnavailable(request, error));
     request.log.error({ err: error }, 'management request failed');
     return sendError(reply, new ManagementError(500, 'Internal Server Error', 'internal_error'));
   });

@@ -108,6 +108,7 @@ const User = Type.Object(
     app_metadata: Type.Object({}, { additionalProperties: true }),
     logins_count: Type.Integer(),
     last_login: Type.Optional(Type.String()),
+    last_ip: Type.Optional(Type.String()),
     created_at: Type.String(),
     updated_at: Type.String(),
   },

@@ -36,7 +36,7 @@ export const AuthorizeParams = Type.Object(
 );
 
 /** Turns the outcome of an authorization request into the browser's answer (page, redirect, cookies). */
-export function sendOutcome(registry: Registry, reply: FastifyReply, outcome: AuthorizeOutcome, raw: Record<string, unknown>) {
+export async function sendOutcome(registry: Registry, reply: FastifyReply, outcome: AuthorizeOutcome, raw: Record<string, unknown>) {
   switch (outcome.kind) {
     case 'untrusted':
       return sendErrorPage(registry, reply, 400, outcome.error, outcome.description);
@@ -44,7 +44,7 @@ export function sendOutcome(registry: Registry, reply: FastifyReply, outcome: Au
       return sendAnswer(reply, outcome.answer);
     case 'signed_in':
       clearCoVerifierCookie(registry, reply);
-      setSessionCookie(registry, reply, outcome.sessionHandle);
+      await setSessionCookie(registry, reply, outcome.sessionHandle);
       return sendAnswer(reply, outcome.answer);
     case 'verify': {
       // Asked again by GET with the same parameters once the verifier is our own cookie.

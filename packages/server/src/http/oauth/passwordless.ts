@@ -147,7 +147,7 @@ export function passwordlessRoutes(registry: Registry): FastifyPluginAsyncTypebo
           const address = typeof raw.email === 'string' ? raw.email : typeof raw.phone_number === 'string' ? raw.phone_number : '';
           const code = typeof raw.verification_code === 'string' ? raw.verification_code : '';
           if (!address || !code || !authorization.connection) throw new InvalidRequest('A magic link carries connection, verification_code and email or phone_number.');
-          const checked = await service.check({ clientId: authorization.clientId, connection: authorization.connection, address, code, spend: true });
+          const checked = await service.check({ clientId: authorization.clientId, connection: authorization.connection, address, code, spend: true, ip: request.ip });
           if (!checked.ok) {
             // The authorization endpoint has no invalid_grant (RFC 6749 4.1.2.1): a bad code is access_denied there.
             const failure = otpFailure(checked.failure, typeof raw.phone_number === 'string' ? 'sms' : 'email');

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { OAuthError } from '../../oauth/errors.js';
 import type { Registry } from '../../registry.js';
+import { isStorageUnavailable } from '../../storage/unavailable.js';
+import { sendAuthenticationUnavailable } from '../unavailable.js';
 
 /** How long, on average, an answer over the rate limit or the attack-protection limits is held back. */
 export const REJECTION_DELAY_MS = 1000;
@@ -56,6 +58,7 @@ export function oauthSurface(app: FastifyInstance) {
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send({ error: 'invalid_request', error_description: error.message });
     }
+    if (isStorageUnavailable(error)) return sendAuthenticationUnavailable(request, reply, error);
     request.log.error({ err: error }, 'authentication API request failed');
     return reply.code(500).send({ error: 'server_error', error_description: 'The server could not complete the request.' });
   });

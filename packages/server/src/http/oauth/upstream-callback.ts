@@ -76,12 +76,12 @@ export function upstreamCallbackRoutes(registry: Registry): FastifyPluginAsyncTy
     if (samlResponse !== undefined && !held) return idpInitiated(samlResponse, connection, request, reply);
     if (!state) return sendErrorPage(registry, reply, 400, 'invalid_request', 'The identity provider answered without the state of a login.');
     const open = await openTransaction(registry, request, reply, state);
-    if (!('transaction' in open)) return open;
+    if (!open) return reply;
     try {
       const user =
         samlResponse !== undefined
-          ? await registry.upstream.finishSaml(open.transaction, connection ?? '', samlResponse)
-          : await registry.upstream.finish(open.transaction, { code: text('code'), id_token: text('id_token'), error: text('error'), error_description: text('error_description') });
+          ? await registry.upstream.finishSaml(open.transaction, connection ?? '', samlResponse, request.ip)
+          : await registry.upstream.finish(open.transaction, { code: text('code'), id_token: text('id_token'), error: text('error'), error_description: text('error_description') }, request.ip);
       return await finishLogin(registry, request, reply, open, user);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
@@ -97,7 +97,7 @@ export function upstreamCallbackRoutes(registry: Registry): FastifyPluginAsyncTy
     if (!connection) return sendErrorPage(registry, reply, 400, 'invalid_request', 'An identity-provider-initiated SAML response must name its connection (?connection=).');
     let signedIn;
     try {
-      signedIn = await registry.upstream.idpInitiatedSaml(connection, samlResponse);
+      signedIn = await registry.upstream.idpInitiatedSaml(connection, samlResponse, request.ip);
     } catch (error) {
       if (error instanceof OAuthError) return sendErrorPage(registry, reply, 400, error.error, error.description);
       throw error;

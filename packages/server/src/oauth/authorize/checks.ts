@@ -123,7 +123,8 @@ export async function checkRequest(raw: RawParams, target: TrustedTarget, config
     if (!responseTypes.includes('code')) throw new InvalidRequest('code_challenge needs a response_type that includes code.');
   }
 
-  const audience = single(raw, 'audience');
+  // The tenant's default_audience stands in for an audience the request does not name, as on the platform.
+  const audience = single(raw, 'audience') ?? ((await config.tenantDocument())?.settings.default_audience || undefined);
   if (audience !== undefined && !(await config.resourceServer(audience))) throw new AccessDenied(`Service not found: ${audience}`);
 
   const extensions: Record<string, string> = {};

@@ -76,7 +76,7 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
   }
 
   /** Checks a posted SAML response for the connection and signs its user in. */
-  async function samlSignIn(connection: ConnectionData, settings: SamlSettings, samlResponse: string, expectedRequestId: string | undefined): Promise<FederatedLogin> {
+  async function samlSignIn(connection: ConnectionData, settings: SamlSettings, samlResponse: string, expectedRequestId: string | undefined, ip: string | undefined): Promise<FederatedLogin> {
     let claims;
     try {
       claims = await deps.saml.validate(connection.name, settings, samlResponse, expectedRequestId);
@@ -84,7 +84,7 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
       if (error instanceof SamlRefused) throw new AccessDenied(error.message);
       throw error;
     }
-    const outcome = await deps.users.signIn(connection, claims, {});
+    const outcome = await deps.users.signIn(connection, claims, {}, ip);
     if (!outcome.ok) throw new AccessDenied(SIGN_IN_REFUSALS[outcome.reason]);
     return { userId: outcome.userId, connection: connection.name, amr: ['fed'] };
   }
@@ -123,26 +123,26 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
       return { kind: 'redirect', location: await beginOidc(handle, transaction, connection, settingsFor(connection)) };
     },
 
-    /** A SAML response to a login this browser started (service-provider-initiated). */
-    async finishSaml(transaction: LoginTransaction, connectionName: string, samlResponse: string): Promise<FederatedLogin> {
+    /** A SAML response to a login this browser started (service-provider-initiated); `ip` is the browser's. */
+    async finishSaml(transaction: LoginTransaction, connectionName: string, samlResponse: string, ip?: string): Promise<FederatedLogin> {
       const pending = transaction.upstream;
       if (!pending || !('samlRequestId' in pending) || pending.connection !== connectionName) throw new AccessDenied('This login did not go to this SAML identity provider.');
       const connection = await samlConnection(connectionName);
       if (!connection.enabled_clients.includes(transaction.request.clientId)) throw new AccessDenied(`The connection '${connectionName}' is no longer enabled for this application.`);
-      return samlSignIn(connection, samlSettingsFor(connection), samlResponse, pending.samlRequestId);
+      return samlSignIn(connection, samlSettingsFor(connection), samlResponse, pending.samlRequestId, ip);
     },
 
     /**
      * An identity-provider-initiated sign-on: accepted only when the connection allows it, for its default
      * application, which must have the connection enabled. Answers the user and how to ask `/authorize`.
      */
-    async idpInitiatedSaml(connectionName: string, samlResponse: string): Promise<{ user: FederatedLogin; authorize: Record<string, string> }> {
+    async idpInitiatedSaml(connectionName: string, samlResponse: string, ip?: string): Promise<{ user: FederatedLogin; authorize: Record<string, string> }> {
       const connection = await samlConnection(connectionName);
       const settings = samlSettingsFor(connection);
       const idp: IdpInitiated = settings.idpInitiated;
       if (!idp.enabled || !idp.clientId) throw new AccessDenied(`The connection '${connectionName}' does not accept identity-provider-initiated sign-on.`);
       if (!connection.enabled_clients.includes(idp.clientId)) throw new AccessDenied(`The connection '${connectionName}' is not enabled for its default application.`);
-      const user = await samlSignIn(connection, settings, samlResponse, undefined);
+      const user = await samlSignIn(connection, settings, samlResponse, undefined, ip);
       const query = Object.fromEntries(new URLSearchParams(idp.clientAuthorizeQuery));
       return { user, authorize: { response_type: 'code', ...query, client_id: idp.clientId, connection: connectionName } };
     },
@@ -154,7 +154,7 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
     },
 
     /** Checks the provider's answer and signs the user in; every refusal is `access_denied` for the application. */
-    async finish(transaction: LoginTransaction, answer: UpstreamAnswer): Promise<FederatedLogin> {
+    async finish(transaction: LoginTransaction, answer: UpstreamAnswer, ip?: string): Promise<FederatedLogin> {
       const pending = transaction.upstream;
       if (!pending || !('nonce' in pending)) throw new InvalidRequest('This login did not go to an OpenID Connect or OAuth 2.0 provider.');
       if (answer.error !== undefined) throw new AccessDenied(`The identity provider answered ${answer.error}${answer.error_description ? `: ${answer.error_description}` : ''}.`);
@@ -188,7 +188,7 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
         if (error instanceof UpstreamError) throw new AccessDenied(error.message);
         throw error;
       }
-      const outcome = await deps.users.signIn(connection, claims, settings.mapping);
+      const outcome = await deps.users.signIn(connection, claims, settings.mapping, ip);
       if (!outcome.ok) throw new AccessDenied(SIGN_IN_REFUSALS[outcome.reason]);
       return { userId: outcome.userId, connection: connection.name, amr: ['fed'] };
     },

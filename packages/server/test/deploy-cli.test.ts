@@ -1,0 +1,132 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localTls } from './support/certificates.js';
+import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import { managementApi, type ManagementApi } from './support/management-api.js';
+
+const run = promisify(execFile);
+const CLI = new URL('../../../node_modules/auth0-deploy-cli/lib/index.js', import.meta.url).pathname;
+
+const TENANT_YAML = `
+tenant:
+  friendly_name: Acme Deployed
+  support_email: support@acme.example
+  support_url: https://acme.example/help
+  session_lifetime: 48
+  idle_session_lifetime: 12
+  default_directory: acme-users
+  default_audience: https://api.acme.example/
+resourceServers:
+  - name: Acme API
+    identifier: https://api.acme.example/
+    scopes:
+      - value: read:things
+        description: Read things
+clients:
+  - name: Acme Web
+    app_type: regular_web
+    callbacks:
+      - https://acme.example/callback
+    grant_types:
+      - authorization_code
+      - refresh_token
+  - name: Acme SPA
+    app_type: spa
+    callbacks:
+      - https://spa.acme.example/callback
+databases:
+  - name: acme-users
+    strategy: auth0
+    enabled_clients:
+      - Acme Web
+      - Acme SPA
+`;
+
+/** The same tenant, changed: the SPA no longer uses the database connection, sessions are shorter. */
+const CHANGED_YAML = TENANT_YAML.replace('session_lifetime: 48', 'session_lifetime: 24').replace('      - Acme Web\n      - Acme SPA\n', '      - Acme Web\n');
+
+/**
+ * The platform's deploy CLI, unmodified, imports a small YAML tenant (an API, applications, a database connection
+ * with its enabled applications, tenant settings) into Latchkey over real HTTPS, then imports a changed version
+ * of it. The CLI builds https://{AUTH0_DOMAIN}/... URLs only, so Latchkey runs with a local certificate that the
+ * child process trusts through NODE_EXTRA_CA_CERTS.
+ */
+describe('the platform deploy CLI (npm auth0-deploy-cli) against Latchkey over HTTPS', () => {
+  let server: TestServer;
+  let api: ManagementApi;
+  let dir: string;
+
+  beforeAll(async () => {
+    const tls = localTls();
+    dir = mkdtempSync(join(tmpdir(), 'latchkey-deploy-cli-'));
+    writeFileSync(join(dir, 'ca.pem'), tls.cert);
+    server = await startTestServer({ dialect: 'sqlite', listen: true, https: tls });
+    api = managementApi(server);
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        AUTH0_DOMAIN: new URL(server.url).host,
+        AUTH0_CLIENT_ID: ADMIN_CLIENT_ID,
+        AUTH0_CLIENT_SECRET: ADMIN_CLIENT_SECRET,
+        AUTH0_ALLOW_DELETE: false,
+        // Latchkey has no rules, actions, e-mail templates, ...: the CLI manages only what it has.
+        AUTH0_INCLUDED_ONLY: ['tenant', 'resourceServers', 'clients', 'databases'],
+      }),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs `a0deploy import` on the YAML; answers its output, and fails the test with it when the CLI fails. */
+  async function importTenant(yaml: string): Promise<string> {
+    writeFileSync(join(dir, 'tenant.yaml'), yaml);
+    try {
+      const { stdout, stderr } = await run(process.execPath, [CLI, 'import', '--config_file', join(dir, 'config.json'), '--input_file', join(dir, 'tenant.yaml')], {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') },
+        timeout: 240_000,
+      });
+      return stdout + stderr;
+    } catch (error) {
+      const failed = error as { stdout?: string; stderr?: string; message: string };
+      throw new Error(`a0deploy import failed: ${failed.message}\n${failed.stdout ?? ''}${failed.stderr ?? ''}`);
+    }
+  }
+
+  const clientNamed = async (name: string) => {
+    const clients = (await api('GET', '/clients?is_global=false&fields=client_id,name,app_type&include_fields=true')).body;
+    return clients.find((client) => client.name === name);
+  };
+
+  it('imports applications, an API, a database connection with its enabled applications and the tenant settings; a changed import updates them', async () => {
+    expect(await importTenant(TENANT_YAML)).toContain('Import Successful');
+    const web = await clientNamed('Acme Web');
+    const spa = await clientNamed('Acme SPA');
+    expect(web).toMatchObject({ app_type: 'regular_web' });
+    expect(spa).toMatchObject({ app_type: 'spa' });
+    expect((await api('GET', `/resource-servers/${encodeURIComponent('https://api.acme.example/')}`)).body).toMatchObject({ name: 'Acme API', scopes: [{ value: 'read:things' }] });
+    const [connection] = (await api('GET', '/connections?name=acme-users')).body;
+    const enabled = async () => ((await api('GET', `/connections/${String(connection?.id)}/clients`)).body.clients as { client_id: string }[]).map((client) => client.client_id).sort();
+    expect(await enabled()).toEqual([String(web?.client_id), String(spa?.client_id)].sort());
+    expect((await api('GET', '/tenants/settings')).body).toMatchObject({
+      friendly_name: 'Acme Deployed',
+      support_email: 'support@acme.example',
+      support_url: 'https://acme.example/help',
+      session_lifetime: 48,
+      idle_session_lifetime: 12,
+      default_directory: 'acme-users',
+      default_audience: 'https://api.acme.example/',
+    });
+
+    expect(await importTenant(CHANGED_YAML)).toContain('Import Successful');
+    expect(await enabled()).toEqual([String(web?.client_id)]);
+    expect((await api('GET', '/tenants/settings')).body).toMatchObject({ session_lifetime: 24, idle_session_lifetime: 12 });
+    // Updated in place, not created again.
+    expect((await api('GET', '/clients?app_type=regular_web,spa')).body.filter((client) => String(client.name).startsWith('Acme '))).toHaveLength(2);
+  }, 600_000);
+});
