@@ -2,6 +2,7 @@ import { randomId } from '../crypto/random.js';
 import { handleId, newHandle } from '../crypto/handles.js';
 import type { Repositories } from '../storage/repositories/index.js';
 import type { Storage } from '../storage/storage.js';
+import type { SessionLifetimes } from './tenant-settings.js';
 
 /** What an SSO session remembers: who logged in, when, how, and which applications it served. */
 export interface SessionData {
@@ -26,10 +27,8 @@ export interface SessionsDeps {
   tenantId: string;
   handleKey: Buffer;
   now: () => Date;
-  /** Seconds a session lives without use. */
-  idleSeconds: number;
-  /** Seconds a session lives at most. */
-  absoluteSeconds: number;
+  /** How long sessions live, without use and at most: the tenant settings', read when a session is started or used. */
+  lifetimes: () => Promise<SessionLifetimes>;
 }
 
 /** Touching a session writes; within this many seconds of the last touch a use does not write again. */
@@ -44,8 +43,20 @@ export function sessionsService(deps: SessionsDeps) {
   const iso = (date: Date) => date.toISOString();
 
   return {
-    /** `repos` lets a caller create the session inside its own transaction (e.g. with the ticket it spends). */
-    async create(input: { userId: string; connection: string; amr: string[]; clientId: string }, repos: Pick<Repositories, 'artifacts'> = storage): Promise<{ handle: string; session: Session }> {
+    /** The lifetimes that apply now (tenant settings); read them before a transaction that creates a session. */
+    lifetimes: deps.lifetimes,
+
+    /**
+     * `repos` lets a caller create the session inside its own transaction (e.g. with the ticket it spends). Such a
+     * caller passes `lifetimes` read beforehand: inside a transaction nothing may read through `storage`, which on
+     * SQLite waits for the transaction's own connection for ever.
+     */
+    async create(
+      input: { userId: string; connection: string; amr: string[]; clientId: string },
+      repos: Pick<Repositories, 'artifacts'> = storage,
+      lifetimes?: SessionLifetimes,
+    ): Promise<{ handle: string; session: Session }> {
+      const { absoluteSeconds } = lifetimes ?? (await deps.lifetimes());
       const handle = newHandle();
       const now = deps.now();
       const data: SessionData = {
@@ -64,7 +75,7 @@ export function sessionsService(deps: SessionsDeps) {
         subject: input.userId,
         data,
         createdAt: iso(now),
-        expiresAt: iso(new Date(now.getTime() + deps.absoluteSeconds * 1000)),
+        expiresAt: iso(new Date(now.getTime() + absoluteSeconds * 1000)),
       });
       return { handle, session: { handleId: id, data } };
     },
@@ -77,7 +88,7 @@ export function sessionsService(deps: SessionsDeps) {
       const now = deps.now();
       if (!artifact || artifact.consumedAt !== null || artifact.expiresAt <= iso(now)) return undefined;
       const idleFor = (now.getTime() - Date.parse(artifact.data.last_seen_at)) / 1000;
-      if (idleFor > deps.idleSeconds) return undefined;
+      if (idleFor > (await deps.lifetimes()).idleSeconds) return undefined;
       if (idleFor > TOUCH_INTERVAL_SECONDS) {
         artifact.data.last_seen_at = iso(now);
         await repos.artifacts.update(tenantId, 'session', id, artifact.data, iso(now));
@@ -92,10 +103,15 @@ export function sessionsService(deps: SessionsDeps) {
       await storage.artifacts.update(tenantId, 'session', session.handleId, session.data, iso(deps.now()));
     },
 
-    /** Ends the session behind a cookie value; true when there was one. */
+    /**
+     * Ends the session behind a cookie value; true when there was one. A session idle too long is ended too (it is
+     * dead already), so this reads no lifetimes and may run inside a transaction.
+     */
     async end(handle: string | undefined, repos: Pick<Repositories, 'artifacts'> = storage): Promise<boolean> {
       if (!handle) return false;
-      return repos.artifacts.revokeFamily(tenantId, (await this.find(handle, repos))?.data.sid ?? '\u0000', iso(deps.now())).then((n) => n > 0);
+      const artifact = await repos.artifacts.get<SessionData>(tenantId, 'session', handleId(deps.handleKey, handle));
+      if (!artifact || artifact.consumedAt !== null || artifact.expiresAt <= iso(deps.now())) return false;
+      return (await repos.artifacts.revokeFamily(tenantId, artifact.data.sid, iso(deps.now()))) > 0;
     },
 
     /** Ends a session by its public id (`sid` of an ID token hint). */

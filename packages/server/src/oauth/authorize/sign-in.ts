@@ -47,11 +47,12 @@ export function startSession(deps: SignInDeps, input: SignInInput & { user: Sign
 export function startSession(deps: SignInDeps, input: SignInInput & { user: Spend }): Promise<StartedSession | undefined>;
 export async function startSession(deps: SignInDeps, input: SignInInput & { user: SignedInUser | Spend }): Promise<StartedSession | undefined> {
   const { user: who } = input;
+  const lifetimes = await deps.sessions.lifetimes();
   return deps.storage.transaction(async (repos) => {
     const user = typeof who === 'function' ? await who(repos) : who;
     if (!user) return undefined;
     await deps.sessions.end(input.earlierSession, repos);
-    const started = await deps.sessions.create({ ...user, clientId: input.client.clientId }, repos);
+    const started = await deps.sessions.create({ ...user, clientId: input.client.clientId }, repos, lifetimes);
     if (!input.authorization) return started;
     return { ...started, issued: await issueCode(input.authorization, input.client, started.session.data, deps, repos) };
   });
