@@ -14,7 +14,7 @@ import { upstreamLogin, type UpstreamLogin } from './oauth/upstream/login.js';
 import { federatedUsers } from './services/federated-users.js';
 import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
 import type { ClientAuthDeps } from './oauth/client-auth.js';
-import { oauthConfigCache, type OAuthConfig } from './oauth/config-cache.js';
+import { oauthConfigCache, type OAuthConfig } from './services/config-cache.js';
 import { grantRevocations, type GrantRevocations } from './oauth/grant-revocations.js';
 import type { UserGrantServices } from './oauth/grants/grant.js';
 import { tokenIssuer, type TokenIssuer } from './oauth/tokens.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upstreamClient, UpstreamError, type ProviderEndpoints } from '../src/oauth/upstream/client.js';
-import { upstreamSettings, type UpstreamSettings } from '../src/oauth/upstream/options.js';
+import { upstreamSettings, type UpstreamSettings } from '../src/services/connection-options/upstream.js';
 
 type Key = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 

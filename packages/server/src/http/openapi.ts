@@ -1,5 +1,5 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
-import { MANAGEMENT_SCOPES } from '../management/scopes.js';
+import { MANAGEMENT_SCOPES } from '../services/management-scopes.js';
 
 /**
  * Release lifecycle labels of the Management API (spec, Versioning 1: early access, generally available,

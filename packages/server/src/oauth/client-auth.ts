@@ -1,6 +1,6 @@
 import { verifyClientSecret } from '../crypto/client-secret.js';
 import type { ClientData } from '../services/clients.js';
-import type { OAuthConfig } from './config-cache.js';
+import type { OAuthConfig } from '../services/config-cache.js';
 import { decodeJwt } from 'jose';
 import { JWT_BEARER_ASSERTION, verifyClientAssertion, type AssertionDeps } from './client-assertion.js';
 import { InvalidClient, InvalidRequest } from './errors.js';

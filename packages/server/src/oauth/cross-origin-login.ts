@@ -1,7 +1,7 @@
 import type { DatabaseLogin } from '../services/database-login.js';
 import { ServiceError } from '../services/errors.js';
 import type { Passwordless } from '../services/passwordless.js';
-import type { OAuthConfig } from './config-cache.js';
+import type { OAuthConfig } from '../services/config-cache.js';
 import { AccountBlockedAttempts, OAuthError, PasswordLeaked, SuspiciousIp } from './errors.js';
 import type { LoginTickets } from './login-tickets.js';
 

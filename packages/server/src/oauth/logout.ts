@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { verifyTenantJwt } from '../keys/verify-jwt.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
-import type { OAuthConfig } from './config-cache.js';
+import type { OAuthConfig } from '../services/config-cache.js';
 
 export type LogoutTarget = { ok: true; url: string | undefined } | { ok: false; description: string };
 

@@ -65,7 +65,7 @@ type Presented = { chainId: string; secret: string } | { legacyId: string };
  * in a new secret in place: one read and a one-row write, where a new row per token (and the old one marked
  * spent) cost four index updates, two commits and a row kept for every rotation until it expired (bench/).
  * A token whose chain is known but whose secret is not the one in force is an earlier token of that chain: it
- * leaked or is being replayed, so the whole grant is revoked (OAuth 2.0 Security BCP 4.14.2).
+ * leaked or is being replayed, so the whole grant is revoked (reuse detection: handleRefreshTokenReuse).
  *
  * Tokens of the earlier format (one row per token, stored under the token's hash) are still redeemed, and their
  * successor starts a chain.
@@ -112,7 +112,7 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
 
     /**
      * Checks a presented token for `clientId` without spending it. Another client's token is refused untouched
-     * (presenting it must not let anyone revoke it); an earlier token of a live chain revokes the grant.
+     * (presenting it must not let anyone revoke it); an earlier token of a live chain is reuse and revokes the grant.
      */
     async redeem(clientId: string, token: string): Promise<RedeemedRefreshToken> {
       const presented = parse(token);
@@ -126,10 +126,8 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
       // An idle chain is refused like an expired one; nothing is revoked (its tokens are simply too old).
       if (row.data.idle_expires_at !== undefined && row.data.idle_expires_at <= now) throw unknownToken();
       const family = row.family ?? row.id;
-      if (!safeEqual(row.data.secret, hash(presented.secret))) {
-        await revokeGrant(storage, tenantId, family, at);
-        throw unknownToken();
-      }
+      // Not the secret in force: an earlier token of this chain, spent by a rotation and now presented again.
+      if (!safeEqual(row.data.secret, hash(presented.secret))) return handleRefreshTokenReuse(family, at);
       return {
         data: withoutSecret(row.data),
         family,
@@ -158,13 +156,25 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
     },
   };
 
+  /**
+   * Refresh-token reuse detection (OAuth 2.0 Security BCP 4.14.2, fosite's handleRefreshTokenReuse): a spent token
+   * presented again has leaked or is being replayed, and the server cannot tell the thief from the client, as both
+   * hold the same token. So the whole grant is revoked (its code and refresh tokens die, our endpoints refuse the
+   * access tokens it issued) and neither can go on; the presenter hears only that the token is unknown.
+   */
+  async function handleRefreshTokenReuse(family: string, at: Date): Promise<never> {
+    await revokeGrant(storage, tenantId, family, at);
+    throw unknownToken();
+  }
+
   async function redeemLegacy(clientId: string, id: string, at: Date): Promise<RedeemedRefreshToken> {
     const seen = await storage.artifacts.get<RefreshTokenData>(tenantId, KIND, id);
     if (!seen || seen.data.client_id !== clientId) throw unknownToken();
     const spent = await storage.artifacts.consume<RefreshTokenData>(tenantId, KIND, id, at.toISOString());
     const family = seen.family ?? seen.id;
     if (!spent) {
-      if (seen.consumedAt !== null) await revokeGrant(storage, tenantId, family, at);
+      // Already spent when read: reuse. Otherwise a concurrent use won the race: refused, nothing revoked.
+      if (seen.consumedAt !== null) return handleRefreshTokenReuse(family, at);
       throw unknownToken();
     }
     return { data: spent.data, family, rotate: () => store.create(spent.data, family), end: async () => {} };

@@ -1,4 +1,4 @@
-import { CURRENT_USER_SCOPES } from '../management/scopes.js';
+import { CURRENT_USER_SCOPES } from '../services/management-scopes.js';
 import type { ResourceServerData } from '../services/resource-servers.js';
 
 /** The OpenID Connect scopes Latchkey understands; other scopes are an API's. */

@@ -1,5 +1,5 @@
 import type { Storage } from '../storage/storage.js';
-import type { OAuthConfig } from './config-cache.js';
+import type { OAuthConfig } from '../services/config-cache.js';
 import { authenticateClient, type ClientAuthDeps, type ClientCredentialsInput } from './client-auth.js';
 import { InvalidRequest, UnsupportedGrantType } from './errors.js';
 import type { TokenResponse, UserGrantServices } from './grants/grant.js';

@@ -2,7 +2,7 @@ import { randomId } from '../crypto/random.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import type { ClientData } from '../services/clients.js';
 import type { Storage } from '../storage/storage.js';
-import type { OAuthConfig } from './config-cache.js';
+import type { OAuthConfig } from '../services/config-cache.js';
 import { UnauthorizedClient } from './errors.js';
 import { GRANT_ID_CLAIM } from './grant-revocations.js';
 import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateClientSecret, hashClientSecret } from '../crypto/client-secret.js';
 import { randomHexId } from '../crypto/random.js';
-import { MANAGEMENT_SCOPES } from '../management/scopes.js';
+import { MANAGEMENT_SCOPES } from './management-scopes.js';
 import type { Repositories } from '../storage/repositories/index.js';
 import type { Storage } from '../storage/storage.js';
 import { newClientData, newClientId } from './clients.js';

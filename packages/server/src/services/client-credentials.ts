@@ -1,32 +1,11 @@
 import { X509Certificate, createHash, createPublicKey, type KeyObject } from 'node:crypto';
 import { randomId } from '../crypto/random.js';
 import type { Storage } from '../storage/storage.js';
-import type { ClientData } from './clients.js';
+import type { ClientAuthenticationMethods, ClientCredential, ClientData, CredentialAlg, CredentialMethod, CredentialType } from '../storage/records.js';
 import { ServiceError } from './errors.js';
 import { found } from './unique.js';
 
-export type CredentialType = 'public_key' | 'x509_cert' | 'cert_subject_dn';
-export type CredentialAlg = 'RS256' | 'RS384' | 'PS256';
-
-/**
- * A key or certificate a client registered to authenticate with. Only public material is kept: a public key or
- * certificate (PEM) for `private_key_jwt`, a certificate's SHA-256 thumbprint for self-signed mTLS, a subject DN
- * for CA-signed mTLS.
- */
-export interface ClientCredential {
-  id: string;
-  name: string;
-  credential_type: CredentialType;
-  kid?: string;
-  alg?: CredentialAlg;
-  pem?: string;
-  subject_dn?: string;
-  /** base64url SHA-256 of the certificate's DER: the value access tokens bound to it carry as `cnf.x5t#S256`. */
-  thumbprint_sha256?: string;
-  created_at: string;
-  updated_at: string;
-  expires_at?: string;
-}
+export type { ClientAuthenticationMethods, ClientCredential, CredentialAlg, CredentialMethod, CredentialType } from '../storage/records.js';
 
 export interface CredentialInput {
   credential_type: CredentialType;
@@ -44,10 +23,7 @@ export const METHOD_CREDENTIAL_TYPES = {
   private_key_jwt: 'public_key',
   tls_client_auth: 'cert_subject_dn',
   self_signed_tls_client_auth: 'x509_cert',
-} as const satisfies Record<string, CredentialType>;
-
-export type CredentialMethod = keyof typeof METHOD_CREDENTIAL_TYPES;
-export type ClientAuthenticationMethods = Partial<Record<CredentialMethod, { credentials: { id: string }[] }>>;
+} as const satisfies Record<CredentialMethod, CredentialType>;
 
 const invalid = (message: string) => new ServiceError('invalid', message, 'invalid_body');
 const noClient = () => new ServiceError('not_found', 'The client does not exist', 'inexistent_client');

@@ -1,15 +1,11 @@
 import { randomHexId } from '../crypto/random.js';
 import type { PageWindow } from '../storage/repositories/page.js';
+import type { ClientGrantData } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
 import { found, uniquely } from './unique.js';
 
-/** A client's permission to obtain tokens for an API, with the scopes it may receive. */
-export interface ClientGrantData {
-  client_id: string;
-  audience: string;
-  scope: string[];
-}
+export type { ClientGrantData } from '../storage/records.js';
 
 export interface ClientGrantView extends ClientGrantData {
   id: string;

@@ -1,59 +1,16 @@
 import { certificatePem } from '../crypto/certificate-pem.js';
 import { generateClientSecret, hashClientSecret } from '../crypto/client-secret.js';
 import { randomId } from '../crypto/random.js';
-import { checkAuthenticationMethods, type ClientAuthenticationMethods, type ClientCredential } from './client-credentials.js';
+import { checkAuthenticationMethods } from './client-credentials.js';
 import type { Repositories } from '../storage/repositories/index.js';
 import type { PageWindow } from '../storage/repositories/page.js';
+import type { AppType, ClientData, SamlAddon } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
 import { CLIENT_METADATA_MAX_KEYS, mergeMetadata } from './metadata.js';
 import { found } from './unique.js';
 
-export type AppType = 'spa' | 'native' | 'regular_web' | 'non_interactive';
-export type TokenEndpointAuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic';
-
-/** A client as stored (everything but its id and secret hash), with the platform's field names. */
-export interface ClientData {
-  name: string;
-  description?: string;
-  logo_uri?: string;
-  app_type: AppType;
-  callbacks: string[];
-  allowed_logout_urls: string[];
-  web_origins: string[];
-  allowed_origins: string[];
-  grant_types: string[];
-  token_endpoint_auth_method: TokenEndpointAuthMethod;
-  jwt_configuration: { alg: 'RS256' | 'HS256'; lifetime_in_seconds: number };
-  cross_origin_authentication: boolean;
-  /** The application's cross-origin verification page, used when the browser blocks third-party cookies. */
-  cross_origin_loc?: string;
-  is_first_party: boolean;
-  oidc_conformant: boolean;
-  sso_disabled: boolean;
-  client_metadata: Record<string, string>;
-  addons?: { samlp?: SamlAddon };
-  /** Key- or certificate-based methods; when any is configured, the client authenticates only by those. */
-  client_authentication_methods?: ClientAuthenticationMethods | null;
-  /** Registered keys and certificates (managed under /clients/{id}/credentials, never shown in the client). */
-  credentials?: ClientCredential[];
-}
-
-/** The SAML2 Web App add-on: Latchkey as this application's SAML identity provider (the platform's names). */
-export interface SamlAddon {
-  audience?: string;
-  recipient?: string;
-  destination?: string;
-  callback?: string;
-  mappings?: Record<string, string>;
-  nameIdentifierFormat?: string;
-  nameIdentifierProbes?: string[];
-  lifetimeInSeconds?: number;
-  signResponse?: boolean;
-  logout?: { callback?: string; slo_enabled?: boolean };
-  /** The service provider's certificate (PEM or base64 DER): when set, its LogoutRequests must be signed by it. */
-  signingCert?: string;
-}
+export type { AppType, ClientData, SamlAddon, TokenEndpointAuthMethod } from '../storage/records.js';
 
 /** What a create request may carry: every field optional, nested ones partial. */
 export type ClientInput = Omit<Partial<ClientData>, 'jwt_configuration' | 'credentials'> & { jwt_configuration?: Partial<ClientData['jwt_configuration']> };

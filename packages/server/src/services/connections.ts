@@ -1,28 +1,14 @@
 import { randomId } from '../crypto/random.js';
 import type { PageWindow } from '../storage/repositories/page.js';
+import type { ConnectionData } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import type { ConnectionSecrets } from './connection-secrets.js';
 import { ServiceError } from './errors.js';
 import { found, uniquely } from './unique.js';
-import { samlSettings } from '../oauth/saml/options.js';
-import { isUpstream, upstreamSettings } from '../oauth/upstream/options.js';
+import { samlSettings } from './connection-options/saml.js';
+import { isUpstream, upstreamSettings } from './connection-options/upstream.js';
 
-export const STRATEGIES = ['auth0', 'email', 'sms', 'samlp', 'oidc', 'oauth2'] as const;
-export type Strategy = (typeof STRATEGIES)[number];
-
-export interface ConnectionData {
-  name: string;
-  strategy: Strategy;
-  display_name?: string;
-  enabled_clients: string[];
-  options: Record<string, unknown>;
-  is_domain_connection: boolean;
-  show_as_button: boolean;
-  realms: string[];
-  metadata: Record<string, string>;
-  /** At rest only (connection-secrets.ts): credentials for an upstream provider, sealed. */
-  sealed_options?: Record<string, string>;
-}
+export { STRATEGIES, type ConnectionData, type Strategy } from '../storage/records.js';
 
 export interface ConnectionView extends ConnectionData {
   id: string;

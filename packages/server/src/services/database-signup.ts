@@ -1,4 +1,4 @@
-import type { CachedClient, OAuthConfig } from '../oauth/config-cache.js';
+import type { CachedClient, OAuthConfig } from './config-cache.js';
 import type { Storage } from '../storage/storage.js';
 import type { AttackProtectionSettings } from './attack-protection-settings.js';
 import type { BreachedPasswords } from './breached-passwords.js';

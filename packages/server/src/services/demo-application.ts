@@ -1,5 +1,5 @@
 import { randomHexId, randomId } from '../crypto/random.js';
-import { CURRENT_USER_SCOPES } from '../management/scopes.js';
+import { CURRENT_USER_SCOPES } from './management-scopes.js';
 import type { Storage } from '../storage/storage.js';
 import { newClientData } from './clients.js';
 import type { ConnectionData } from './connections.js';

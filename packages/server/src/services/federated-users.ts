@@ -1,7 +1,7 @@
 import type { ConnectionData } from './connections.js';
 import type { Storage } from '../storage/storage.js';
 import { loginAccount, profileDefaults, withLogin, type UserData } from './users.js';
-import { OIDC_MAPPING, type ClaimMapping } from '../oauth/upstream/options.js';
+import { OIDC_MAPPING, type ClaimMapping } from './connection-options/upstream.js';
 
 export interface FederatedUsersDeps {
   storage: Storage;

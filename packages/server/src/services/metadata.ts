@@ -1,8 +1,8 @@
 import { nestedDeeperThan } from '../text/json-depth.js';
+import type { Metadata } from '../storage/records.js';
 import { ServiceError } from './errors.js';
 
-/** Free-form metadata (users' user_metadata/app_metadata, clients' client_metadata). */
-export type Metadata = Record<string, unknown>;
+export type { Metadata } from '../storage/records.js';
 
 /**
  * The platform's PATCH semantics for metadata: keys merge one level deep (nested objects are replaced whole),

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { hmacSha256 } from '../crypto/deployment-secret.js';
 import { safeEqual } from '../crypto/handles.js';
-import type { OAuthConfig } from '../oauth/config-cache.js';
+import type { OAuthConfig } from './config-cache.js';
 import type { Storage } from '../storage/storage.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';

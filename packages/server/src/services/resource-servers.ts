@@ -1,23 +1,11 @@
 import { randomHexId } from '../crypto/random.js';
 import type { PageWindow } from '../storage/repositories/page.js';
+import type { ResourceServerData } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
 import { found, uniquely } from './unique.js';
 
-export interface ResourceServerScope {
-  value: string;
-  description?: string;
-}
-
-export interface ResourceServerData {
-  name: string;
-  identifier: string;
-  scopes: ResourceServerScope[];
-  token_lifetime: number;
-  signing_alg: 'RS256';
-  allow_offline_access: boolean;
-  skip_consent_for_verifiable_first_party_clients: boolean;
-}
+export type { ResourceServerData, ResourceServerScope } from '../storage/records.js';
 
 export const DEFAULT_TOKEN_LIFETIME = 86_400;
 /** The longest access-token lifetime an API may set (30 days, as on the platform). */

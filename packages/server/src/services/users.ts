@@ -4,50 +4,13 @@ import type { PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
-import { mergeUserMetadata, withinMetadataLimits, type Metadata } from './metadata.js';
+import type { LinkedIdentity, Metadata, UserData, UserIdentity } from '../storage/records.js';
+import { mergeUserMetadata, withinMetadataLimits } from './metadata.js';
 import { hashPassword } from './passwords.js';
 import { personalInfoAfter, requirePasswordPolicy } from './password-policy.js';
 import { found, uniquely } from './unique.js';
 
-/** Profile fields stored in the user's document (the password hash and lookup keys live in columns). */
-export interface UserData {
-  email?: string;
-  email_verified: boolean;
-  username?: string;
-  phone_number?: string;
-  phone_verified?: boolean;
-  name?: string;
-  nickname?: string;
-  picture?: string;
-  given_name?: string;
-  family_name?: string;
-  blocked: boolean;
-  user_metadata: Metadata;
-  app_metadata: Metadata;
-  logins_count: number;
-  last_login?: string;
-  /** The address of the last successful login. */
-  last_ip?: string;
-  /**
-   * Written by builds before migration 0003, which copied it into the `linked_to` column: that column is the one
-   * record of a link now. Kept in the type so such documents are read (and cleaned on unlink) knowingly.
-   */
-  linked_to?: string;
-  /** The secondary accounts linked into this (primary) user. */
-  linked_identities?: LinkedIdentity[];
-}
-
-export interface UserIdentity {
-  connection: string;
-  provider: string;
-  user_id: string;
-  isSocial: boolean;
-}
-
-/** A secondary account's identity as the primary user lists it (with the profile it had when linked). */
-export interface LinkedIdentity extends UserIdentity {
-  profileData?: Record<string, unknown>;
-}
+export type { LinkedIdentity, UserData, UserIdentity } from '../storage/records.js';
 
 export interface UserView extends Omit<UserData, 'linked_to' | 'linked_identities'> {
   user_id: string;

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import type { CachedClient } from '../../oauth/config-cache.js';
+import type { CachedClient } from '../../services/config-cache.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { Registry } from '../../registry.js';
 import type { TenantDocument } from '../../services/tenant-settings.js';
+import { advancedCustomizationsRefusal } from '../../services/rendering/advanced-customizations.js';
 import { pagePolicy, renderPage, selectRenderingConfig, type PageModel, type RenderingConfig } from './render/index.js';
 import { CATALOGUES } from './render/texts.js';
 
@@ -28,7 +29,7 @@ async function tenantDocument(registry: Registry): Promise<TenantDocument | unde
 /** The rendering configuration of a screen, when the tenant may use advanced customizations and its filters match. */
 async function renderingConfigFor(registry: Registry, document: TenantDocument | undefined, screen: Screen, client: CachedClient | undefined) {
   const settings = document?.settings;
-  if (!settings || settings.subscription === 'free' || settings.flags.enable_advanced_customizations === false) return undefined;
+  if (!settings || advancedCustomizationsRefusal(settings)) return undefined;
   const prompt = PROMPT_OF[screen];
   const stored = await registry.oauthConfig.renderingConfig(prompt, screen);
   if (!stored) return undefined;

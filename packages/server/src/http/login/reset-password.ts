@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { CachedClient } from '../../oauth/config-cache.js';
+import type { CachedClient } from '../../services/config-cache.js';
 import type { Registry } from '../../registry.js';
 import { EMAIL_SHAPE } from '../../services/password-policy.js';
 import { sendPasswordResetLink } from '../../services/password-reset.js';

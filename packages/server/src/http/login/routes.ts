@@ -5,7 +5,7 @@ import type { ConnectionData } from '../../services/connections.js';
 import type { DatabaseLoginFailure } from '../../services/database-login.js';
 import { sendScreen, type ScreenInput } from './pages.js';
 import { databaseConnection, finishLogin, formFields, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
-import { tarpit } from '../oauth/surface.js';
+import { tarpit } from '../plugins/rate-limits.js';
 
 export const StateQuery = Type.Object({ state: Type.String({ minLength: 1, maxLength: 64, description: 'The login transaction.' }) });
 
@@ -73,7 +73,7 @@ export function loginRoutes(registry: Registry): FastifyPluginAsyncTypebox {
           // The platform's two wordings: "username" only where the connection has user names.
           const wrong = connection.options.requires_username === true ? 'wrong-credentials' : 'wrong-email-credentials';
           const errorCode = LOGIN_PAGE_ERRORS[result.reason] ?? wrong;
-          // Blocked and throttled attempts wait like the Authentication API's 429s (surface.ts tarpit).
+          // Blocked and throttled attempts wait like the Authentication API's 429s (plugins/rate-limits.ts tarpit).
           if (result.reason === 'too_many_attempts' || result.reason === 'ip_throttled') await tarpit();
           return sendScreen(registry, reply, 400, loginScreen(open, connection, { errorCode, values: { username } }));
         }

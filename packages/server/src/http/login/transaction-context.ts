@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { completeAuthorization, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
 import { startSession, type SignedInUser } from '../../oauth/authorize/sign-in.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
-import type { CachedClient } from '../../oauth/config-cache.js';
+import type { CachedClient } from '../../services/config-cache.js';
 import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import { sendAnswer } from '../oauth/answer-pages.js';

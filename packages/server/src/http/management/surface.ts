@@ -1,23 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from '../../registry.js';
-import { bearerVerifier, type BearerAuth } from '../plugins/bearer-auth.js';
 import { ServiceError, type ServiceErrorKind } from '../../services/errors.js';
 import { ManagementError } from './errors.js';
 import { fieldProjection } from './field-projection.js';
+import { enforceScopesAndLimits } from './scopes-and-limits.js';
 import { managementUnavailable } from '../unavailable.js';
 import { isStorageUnavailable } from '../../storage/unavailable.js';
 import { JSON_TOO_DEEP } from '../plugins/server-options.js';
 import { pickError, validationMessage, type AjvErrorLike } from './validation-message.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Management routes: the token needs any one of these scopes. Omitted on public routes. */
-    scopes?: readonly string[];
-  }
-  interface FastifyRequest {
-    auth: BearerAuth | null;
-  }
-}
 
 const STATUS_BY_KIND: Record<ServiceErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409, payment_required: 402, forbidden: 403 };
 const CODE_BY_KIND: Record<ServiceErrorKind, string> = {
@@ -43,37 +33,12 @@ function sendError(reply: FastifyReply, error: ManagementError) {
 }
 
 /**
- * The Management API surface: rate limit (429) -> bearer token (401) -> scopes (403) -> schema (400) -> route.
- * One error handler shapes every failure as `{statusCode, error, message, errorCode}`.
+ * The Management API surface: rate limit (429) -> bearer token (401) -> scopes (403) (all three in
+ * scopes-and-limits.ts) -> schema (400) -> route. One error handler shapes every failure as
+ * `{statusCode, error, message, errorCode}`.
  */
 export function managementSurface(app: FastifyInstance, registry: Registry) {
-  const verify = bearerVerifier({
-    keys: registry.keys,
-    issuerClaim: registry.issuerClaim,
-    audience: registry.managementAudience,
-    grantRevocations: registry.grantRevocations,
-  });
-  app.decorateRequest('auth', null);
-
-  app.addHook('onRequest', async (request, reply) => {
-    const decision = await registry.managementLimiter.consume(registry.tenantId);
-    reply.headers({
-      'x-ratelimit-limit': String(decision.limit),
-      'x-ratelimit-remaining': String(decision.remaining),
-      'x-ratelimit-reset': String(decision.reset),
-    });
-    if (!decision.allowed) {
-      throw new ManagementError(429, 'Global limit has been reached', 'too_many_requests', { 'retry-after': String(decision.retryAfterSeconds) });
-    }
-    const scopes = request.routeOptions.config.scopes;
-    if (scopes === undefined) return;
-    request.auth = await verify(request.headers.authorization);
-    const granted = request.auth.scopes;
-    if (!scopes.some((scope) => granted.has(scope))) {
-      throw new ManagementError(403, `Insufficient scope, expected any of: ${scopes.join(',')}`, 'insufficient_scope');
-    }
-  });
-
+  enforceScopesAndLimits(app, registry);
   fieldProjection(app);
 
   app.setErrorHandler(async (error: FastifyError & { validation?: AjvErrorLike[] }, request, reply) => {

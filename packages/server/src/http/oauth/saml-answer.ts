@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
-import type { CachedClient } from '../../oauth/config-cache.js';
+import type { CachedClient } from '../../services/config-cache.js';
 import { samlAudience } from '../../oauth/saml/identity-provider.js';
 import type { Registry } from '../../registry.js';
 import type { Session } from '../../services/sessions.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CachedClient } from '../../oauth/config-cache.js';
+import type { CachedClient } from '../../services/config-cache.js';
 import { logoutRequestId, SamlRequestRefused } from '../../oauth/saml/identity-provider.js';
 import type { SamlSingleLogout } from '../../oauth/saml/single-logout.js';
 import type { Registry } from '../../registry.js';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sessionServes } from '../../oauth/authorize/flow.js';
 import type { AuthorizeRequest } from '../../oauth/authorize/request.js';
-import type { CachedClient } from '../../oauth/config-cache.js';
+import type { CachedClient } from '../../services/config-cache.js';
 import { parseAuthnRequest, SamlRequestRefused, type ParsedAuthnRequest } from '../../oauth/saml/identity-provider.js';
 import { samlSingleLogout } from '../../oauth/saml/single-logout.js';
 import type { Registry } from '../../registry.js';

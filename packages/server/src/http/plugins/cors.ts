@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { OAuthConfig } from '../../oauth/config-cache.js';
+import type { OAuthConfig } from '../../services/config-cache.js';
 
 /** Authentication API endpoints browsers call from applications' pages (the browser library's calls). */
 export const AUTHENTICATION_CORS_PATHS = [/^\/oauth\/token\/?$/, /^\/oauth\/revoke\/?$/, /^\/userinfo\/?$/, /^\/co\//, /^\/dbconnections\//, /^\/passwordless\//];

@@ -1,4 +1,4 @@
-import type { CachedClient, OAuthConfig } from '../config-cache.js';
+import type { CachedClient, OAuthConfig } from '../../services/config-cache.js';
 import { AccessDenied, InvalidRequest, UnauthorizedClient, UnsupportedResponseType } from '../errors.js';
 import { PKCE_VALUE } from '../pkce.js';
 import { splitScope } from '../scopes.js';

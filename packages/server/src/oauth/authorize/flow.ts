@@ -1,7 +1,7 @@
 import type { ConnectionData } from '../../services/connections.js';
 import type { Session, Sessions } from '../../services/sessions.js';
 import type { Storage } from '../../storage/storage.js';
-import type { CachedClient, OAuthConfig } from '../config-cache.js';
+import type { CachedClient, OAuthConfig } from '../../services/config-cache.js';
 import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
 import type { LoginTickets } from '../login-tickets.js';
 import type { UserGrantServices } from '../grants/grant.js';

@@ -1,7 +1,7 @@
 import { handleId, newHandle } from '../../crypto/handles.js';
 import { randomId } from '../../crypto/random.js';
 import type { SessionData } from '../../services/sessions.js';
-import type { CachedClient } from '../config-cache.js';
+import type { CachedClient } from '../../services/config-cache.js';
 import type { UserGrantServices } from '../grants/grant.js';
 import type { AuthorizationCodeData } from '../grants/authorization-code.js';
 import type { Repositories } from '../../storage/repositories/index.js';

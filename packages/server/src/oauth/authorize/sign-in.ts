@@ -1,6 +1,6 @@
 import type { Session, Sessions } from '../../services/sessions.js';
 import type { Repositories } from '../../storage/repositories/index.js';
-import type { CachedClient } from '../config-cache.js';
+import type { CachedClient } from '../../services/config-cache.js';
 import { issueCode, type IssueDeps, type IssuedGrant } from './issue.js';
 import type { AuthorizeRequest } from './request.js';
 

@@ -1,6 +1,6 @@
 import type { Storage } from '../../storage/storage.js';
 import type { AuthenticatedClient } from '../client-auth.js';
-import type { OAuthConfig } from '../config-cache.js';
+import type { OAuthConfig } from '../../services/config-cache.js';
 import type { DatabaseLogin } from '../../services/database-login.js';
 import type { Passwordless } from '../../services/passwordless.js';
 import type { TokenIssuer } from '../tokens.js';

@@ -5,8 +5,9 @@ import { revokeGrant } from '../grant-revocations.js';
 
 /**
  * RFC 6749 6 with rotation: each use spends the presented token and answers its successor (oauth/refresh-tokens.ts
- * keeps the chain). A token presented again after it was rotated means it leaked (or the client is confused): the
- * whole grant is revoked, so neither the thief nor the client can go on (OAuth 2.0 Security BCP 4.14.2).
+ * keeps the chain). Reuse detection happens in `redeem`: a token presented again after it was rotated means it
+ * leaked (or the client is confused), and handleRefreshTokenReuse revokes the whole grant, so neither the thief nor
+ * the client can go on (OAuth 2.0 Security BCP 4.14.2).
  */
 export const refreshTokenGrant: Grant = {
   grantType: 'refresh_token',
@@ -16,6 +17,7 @@ export const refreshTokenGrant: Grant = {
       throw new UnauthorizedClient(`Grant type 'refresh_token' not allowed for the client.`);
     }
     if (!params.refresh_token) throw new InvalidRequest('Missing required parameter: refresh_token');
+    // Refuses (and on reuse revokes the grant of) a token that is not the one in force.
     const presented = await users.userTokens.refreshTokens.redeem(client.clientId, params.refresh_token);
     const token = presented.data;
     // Checked before the token is spent: a refused request leaves the client its refresh token.

@@ -4,7 +4,7 @@ import { SignedXml } from 'xml-crypto';
 import type { SigningCertificates } from '../../keys/certificate.js';
 import type { SamlAddon } from '../../services/clients.js';
 import { escapeHtml as xml } from '../../text/html.js';
-import { HTTP_POST, HTTP_REDIRECT } from './options.js';
+import { HTTP_POST, HTTP_REDIRECT } from '../../services/connection-options/saml.js';
 import { decodeSamlMessage, hasDtd, readXml, textOf, type XmlDocument } from './xml.js';
 
 const UNSPECIFIED = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';

@@ -3,7 +3,7 @@ import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@n
 import type { SigningCertificates } from '../../keys/certificate.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizationAnswer } from '../authorize/response.js';
-import { HTTP_POST, type SamlSettings } from './options.js';
+import { HTTP_POST, type SamlSettings } from '../../services/connection-options/saml.js';
 import { attributeOf, hasDtd, readXml, textOf, type XmlDocument } from './xml.js';
 
 /** A response Latchkey will not accept; the message says which rule it broke. */

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import type { UpstreamSettings } from './options.js';
+import type { UpstreamSettings } from '../../services/connection-options/upstream.js';
 
 /** A failed step with the upstream provider; its message goes to the application as `access_denied`. */
 export class UpstreamError extends Error {}

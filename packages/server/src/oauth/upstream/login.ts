@@ -7,9 +7,9 @@ import type { LoginTransaction, LoginTransactions } from '../authorize/transacti
 import { AccessDenied, InvalidRequest } from '../errors.js';
 import { s256 } from '../pkce.js';
 import { UpstreamError, type UpstreamClient } from './client.js';
-import { isUpstream, upstreamSettings, usesDevelopmentKeys, type UpstreamSettings } from './options.js';
+import { isUpstream, upstreamSettings, usesDevelopmentKeys, type UpstreamSettings } from '../../services/connection-options/upstream.js';
 import type { AuthorizationAnswer } from '../authorize/response.js';
-import { samlSettings, type IdpInitiated, type SamlSettings } from '../saml/options.js';
+import { samlSettings, type IdpInitiated, type SamlSettings } from '../../services/connection-options/saml.js';
 import { SamlRefused, type SamlServiceProvider } from '../saml/service-provider.js';
 
 /** What a login transaction remembers while the user is at an OpenID Connect or OAuth 2.0 provider. */

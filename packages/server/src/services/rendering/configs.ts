@@ -3,11 +3,18 @@ import type { Repositories } from '../../storage/repositories/index.js';
 import type { Storage } from '../../storage/storage.js';
 import { ServiceError } from '../errors.js';
 import type { TenantDocument } from '../tenant-settings.js';
+import { advancedCustomizationsRefusal, type AdvancedCustomizationsRefusal } from './advanced-customizations.js';
 import { checkPromptScreen } from './catalogue.js';
 import { filterWindow, projectFields, type RenderingItem, type RenderingListQuery } from './listing.js';
 
 /** The writable fields of a configuration, plus any extra properties a caller stores. */
 export type RenderingFields = Record<string, unknown>;
+
+/** The Management API's answer to each refusal of the advanced-customizations gate. */
+const REFUSAL_ERRORS: Record<AdvancedCustomizationsRefusal, () => ServiceError> = {
+  payment_required: () => new ServiceError('payment_required', 'A paid subscription is required to use Advanced Customizations.', 'payment_required'),
+  feature_disabled: () => new ServiceError('forbidden', 'This tenant does not have Advanced Customizations enabled.', 'feature_disabled'),
+};
 
 /** What a configured screen shows for a field it never set. */
 const FIELD_DEFAULTS: RenderingFields = {
@@ -61,12 +68,9 @@ export function renderingConfigs(deps: RenderingDeps) {
     async assertFeatureEnabled(): Promise<void> {
       const tenant = await storage.tenants.get<TenantDocument>(tenantId);
       const settings = tenant?.settings.settings;
-      if (settings?.subscription === 'free') {
-        throw new ServiceError('payment_required', 'A paid subscription is required to use Advanced Customizations.', 'payment_required');
-      }
-      if (settings?.flags.enable_advanced_customizations === false) {
-        throw new ServiceError('forbidden', 'This tenant does not have Advanced Customizations enabled.', 'feature_disabled');
-      }
+      // A tenant without stored settings is not refused (the hosted pages, by contrast, render such a tenant plain).
+      const refusal = settings && advancedCustomizationsRefusal(settings);
+      if (refusal) throw REFUSAL_ERRORS[refusal]();
     },
 
     async list(query: RenderingListQuery, window: PageWindow) {

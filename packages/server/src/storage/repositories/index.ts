@@ -1,9 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ClientGrantData } from '../../services/client-grants.js';
-import type { ClientData } from '../../services/clients.js';
-import type { ConnectionData } from '../../services/connections.js';
-import type { ResourceServerData } from '../../services/resource-servers.js';
-import type { UserData } from '../../services/users.js';
+import type { ClientData, ClientGrantData, ConnectionData, ResourceServerData, UserData } from '../records.js';
 import type { Database } from '../schema.js';
 import { artifactsRepository } from './artifacts.js';
 import { documentRepository, type DocumentTable } from './documents.js';
@@ -49,8 +45,8 @@ export type UserColumns = {
 };
 
 /**
- * The repositories, bound to a database handle or to a transaction. Documents are typed with the services'
- * data shapes; the repositories themselves only know columns.
+ * The repositories, bound to a database handle or to a transaction. Documents are typed with the stored shapes
+ * (records.ts); the repositories themselves only know columns.
  */
 export function createRepositories(db: Kysely<Database>, changed?: (table: ChangedTable) => void) {
   return {

@@ -2,7 +2,7 @@ import { errors as joseErrors, type JWTPayload } from 'jose';
 import type { SigningKeys } from '../../keys/signing-keys.js';
 import { UnknownSigningKey, verifyTenantJwt } from '../../keys/verify-jwt.js';
 import { GRANT_ID_CLAIM, type GrantRevocations } from '../../oauth/grant-revocations.js';
-import { unauthorized } from '../management/errors.js';
+import { unauthorized } from './errors.js';
 import { isStorageUnavailable } from '../../storage/unavailable.js';
 
 export interface BearerAuth {

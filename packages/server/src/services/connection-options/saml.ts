@@ -1,5 +1,5 @@
 import { certificatePem } from '../../crypto/certificate-pem.js';
-import type { ConnectionData } from '../../services/connections.js';
+import type { ConnectionData } from '../../storage/records.js';
 
 export const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 export const HTTP_POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';

@@ -1,4 +1,4 @@
-import type { ConnectionData } from '../../services/connections.js';
+import type { ConnectionData } from '../../storage/records.js';
 
 /** A profile field of Latchkey's users and the upstream claim it is read from. */
 export type ClaimMapping = Partial<Record<'user_id' | 'email' | 'email_verified' | 'name' | 'nickname' | 'picture' | 'given_name' | 'family_name', string>>;

@@ -1,8 +1,8 @@
-import type { ClientGrantData } from '../services/client-grants.js';
-import type { ClientData } from '../services/clients.js';
-import type { ConnectionData } from '../services/connections.js';
-import type { ResourceServerData } from '../services/resource-servers.js';
-import type { TenantDocument } from '../services/tenant-settings.js';
+import type { ClientGrantData } from './client-grants.js';
+import type { ClientData } from './clients.js';
+import type { ConnectionData } from './connections.js';
+import type { ResourceServerData } from './resource-servers.js';
+import type { TenantDocument } from './tenant-settings.js';
 import type { ChangedTable } from '../storage/repositories/index.js';
 import type { PageOf, PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
