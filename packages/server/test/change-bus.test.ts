@@ -7,7 +7,7 @@ import { changeBusConnectionName } from '../src/services/change-bus/index.js';
 import { eventually } from './support/eventually.js';
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
 import { postJson } from './support/json-post.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { provisionLogin, type LoginFixture, passwordRealmForm } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { POSTGRES_URL, postgresAvailable, REDIS_URL, redisAvailable, type DialectKind } from './support/services.js';
 
@@ -64,16 +64,7 @@ describe.each(SETUPS)('changes made on one node reach the other at once ($name)'
     ((await (await fetch(`${node.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
   const userinfoAt = (node: TestServer, token: string) => fetch(`${node.url}/userinfo`, { headers: { authorization: `Bearer ${token}` } });
   const userLogin = async (node: TestServer, extra: Record<string, string> = {}) => {
-    const answer = await postJson(node, '/oauth/token', {
-      grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
-      client_id: fx.web.clientId,
-      client_secret: fx.web.clientSecret,
-      username: fx.user.email,
-      password: fx.user.password,
-      realm: fx.connection,
-      scope: 'openid offline_access',
-      ...extra,
-    });
+    const answer = await postJson(node, '/oauth/token', passwordRealmForm(fx, { scope: 'openid offline_access', ...extra }));
     expect(answer.status, answer.text).toBe(200);
     return answer.json as { access_token: string; refresh_token: string };
   };

@@ -4,7 +4,7 @@ import type { SessionData } from '../src/services/sessions.js';
 import { CookieClient, inputValue } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { postJson } from './support/json-post.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { provisionLogin, type LoginFixture, passwordRealmForm } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 
@@ -109,15 +109,7 @@ describe.each(DIALECTS)('tenant settings as the platform documents them, applied
 
   it('default_audience is the audience of /oauth/token and /authorize requests that name none', async () => {
     expect((await settings({ default_audience: fx.api.identifier })).status).toBe(200);
-    const grant = await postJson(server, '/oauth/token', {
-      grant_type: PASSWORD_REALM,
-      client_id: fx.web.clientId,
-      client_secret: fx.web.clientSecret,
-      username: fx.user.email,
-      password: fx.user.password,
-      realm: fx.connection,
-      scope: 'openid read:things',
-    });
+    const grant = await postJson(server, '/oauth/token', passwordRealmForm(fx, { scope: 'openid read:things' }));
     expect(grant.status).toBe(200);
     expect(decodeJwt(String(grant.json.access_token)).aud).toContain(fx.api.identifier);
 

@@ -15,7 +15,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentSecret } from '../src/crypto/deployment-secret.js';
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, TEST_SECRET, type TestServer } from './support/harness.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { provisionLogin, type LoginFixture, passwordRealmForm } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 
 /**
@@ -25,7 +25,6 @@ import { managementApi, type ManagementApi } from './support/management-api.js';
  * reader of ours must accept what jose makes with the same key and refuse it once tampered with.
  */
 
-const PASSWORD_REALM = 'http://auth0.com/oauth/grant-type/password-realm';
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /** Flips one bit of the middle byte of the token's `part`-th segment: a real byte change, not just padding bits. */
@@ -75,15 +74,7 @@ describe('tokens we sign or seal round-trip with jose (sqlite)', () => {
   }
 
   const realmLogin = (extra: Record<string, string>) =>
-    post('/oauth/token', {
-      grant_type: PASSWORD_REALM,
-      client_id: fx.web.clientId,
-      client_secret: fx.web.clientSecret,
-      username: fx.user.email,
-      password: fx.user.password,
-      realm: fx.connection,
-      ...extra,
-    });
+    post('/oauth/token', passwordRealmForm(fx, extra));
 
   const userinfo = (token: string) => fetch(`${server.url}/userinfo`, { headers: { authorization: `Bearer ${token}` } });
 

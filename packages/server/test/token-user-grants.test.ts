@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { handleId, newHandle } from '../src/crypto/handles.js';
 import { hashPassword, passwordHashingLoad } from '../src/services/passwords.js';
 import { startTestServer, type TestServer } from './support/harness.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { provisionLogin, type LoginFixture, passwordRealmForm } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 
@@ -29,17 +29,7 @@ describe.each(DIALECTS)('token endpoint: password-realm, password and refresh_to
   }
 
   const realmLogin = (extra: Record<string, string> = {}) =>
-    token({
-      grant_type: PASSWORD_REALM,
-      client_id: fx.web.clientId,
-      client_secret: fx.web.clientSecret,
-      username: fx.user.email,
-      password: fx.user.password,
-      realm: fx.connection,
-      scope: 'openid profile email offline_access read:things',
-      audience: fx.api.identifier,
-      ...extra,
-    });
+    token(passwordRealmForm(fx, { scope: 'openid profile email offline_access read:things', audience: fx.api.identifier, ...extra }));
 
   it('logs a user in with password-realm: RS256 access and ID tokens that verify, and a refresh token', async () => {
     const { status, body } = await realmLogin();

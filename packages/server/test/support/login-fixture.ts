@@ -73,3 +73,16 @@ export async function provisionLogin(server: TestServer, options: { callbackBase
     user: { userId: String(user.user_id), email, password: USER_PASSWORD },
   };
 }
+
+/** The password-realm grant (`/oauth/token`) of the fixture's user at its web application; `extra` adds fields. */
+export function passwordRealmForm(fx: LoginFixture, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
+    client_id: fx.web.clientId,
+    client_secret: fx.web.clientSecret,
+    username: fx.user.email,
+    password: fx.user.password,
+    realm: fx.connection,
+    ...extra,
+  };
+}
