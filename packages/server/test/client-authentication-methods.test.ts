@@ -4,7 +4,7 @@ import { decodeJwt, exportSPKI, generateKeyPair, jwtVerify, SignJWT, type Crypto
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/harness.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { provisionLogin, type LoginFixture, passwordRealmForm } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 
@@ -213,15 +213,7 @@ describe.each(DIALECTS)('client authentication by key and certificate (%s)', (di
   it('HS256 ID tokens: signed with the secret at the token endpoint, refused from the front channel', async () => {
     expect((await api('PATCH', `/clients/${fx.web.clientId}`, { jwt_configuration: { alg: 'HS256' } })).status).toBe(200);
     try {
-      const issued = await token({
-        grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
-        client_id: fx.web.clientId,
-        client_secret: fx.web.clientSecret,
-        username: fx.user.email,
-        password: fx.user.password,
-        realm: fx.connection,
-        scope: 'openid email',
-      });
+      const issued = await token(passwordRealmForm(fx, { scope: 'openid email' }));
       expect(issued.status, JSON.stringify(issued.body)).toBe(200);
       const { payload, protectedHeader } = await jwtVerify(issued.body.id_token ?? '', new TextEncoder().encode(fx.web.clientSecret), {
         issuer: `${server.registry.issuer}/`,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opaqueTokenCodec } from '../src/oauth/opaque-access-token.js';
 import { startTestServer, type TestServer } from './support/harness.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { provisionLogin, type LoginFixture, passwordRealmForm } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 
@@ -25,16 +25,7 @@ describe.each(DIALECTS)('userinfo, revocation, CORS and discovery (%s)', (dialec
   }
 
   const login = async (scope: string, extra: Record<string, string> = {}) => {
-    const answer = await post('/oauth/token', {
-      grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
-      client_id: fx.web.clientId,
-      client_secret: fx.web.clientSecret,
-      username: fx.user.email,
-      password: fx.user.password,
-      realm: fx.connection,
-      scope,
-      ...extra,
-    });
+    const answer = await post('/oauth/token', passwordRealmForm(fx, { scope, ...extra }));
     expect(answer.status, answer.text).toBe(200);
     return answer.json();
   };
