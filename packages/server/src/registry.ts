@@ -22,7 +22,7 @@ import { userTokens } from './oauth/user-tokens.js';
 import { loginTransactions, type LoginTransactions } from './oauth/authorize/transaction.js';
 import { databaseLogin } from './services/database-login.js';
 import { sessionsService, type Sessions } from './services/sessions.js';
-import { sessionLifetimesOf, type SessionLifetimes } from './services/tenant-settings.js';
+import { sessionLifetimesOf } from './services/tenant-settings.js';
 import { deliveryNotifier, type Notifier } from './services/notifier.js';
 import { passwordless } from './services/passwordless.js';
 import { attackProtectionSettings, type AttackProtectionSettings } from './services/attack-protection-settings.js';
@@ -59,8 +59,6 @@ export interface Registry {
   /** Services of the user grants and of `/authorize`. */
   userGrants: UserGrantServices;
   sessions: Sessions;
-  /** The tenant's session lifetimes (tenant settings session_lifetime and idle_session_lifetime). */
-  sessionLifetimes: () => Promise<SessionLifetimes>;
   transactions: LoginTransactions;
   /** Cross-origin login: tickets from /co/authenticate that /authorize redeems. */
   loginTickets: LoginTickets;
@@ -185,7 +183,6 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         now,
       },
       sessions: sessionsService({ storage, tenantId, handleKey, now, lifetimes: sessionLifetimes }),
-      sessionLifetimes,
       transactions,
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
       upstream: upstreamLogin({

@@ -22,7 +22,7 @@ export function cookieOptions(registry: Registry, sameSiteNone: boolean, maxAgeS
 }
 
 export async function setSessionCookie(registry: Registry, reply: FastifyReply, handle: string): Promise<void> {
-  reply.setCookie(SESSION_COOKIE, handle, cookieOptions(registry, true, (await registry.sessionLifetimes()).absoluteSeconds));
+  reply.setCookie(SESSION_COOKIE, handle, cookieOptions(registry, true, (await registry.sessions.lifetimes()).absoluteSeconds));
 }
 
 export function clearSessionCookie(registry: Registry, reply: FastifyReply): void {
