@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleId } from '../src/crypto/handles.js';
 import { OAuthError } from '../src/oauth/errors.js';
 import { REFRESH_TOKEN_IDLE_SECONDS, refreshTokenStore, type RefreshTokenData } from '../src/oauth/refresh-tokens.js';
 import type { Storage } from '../src/storage/storage.js';
@@ -12,7 +11,8 @@ const DAY = 86_400_000;
 /**
  * Refresh-token chains on a clock the test moves: a chain dies after the idle lifetime without use, and lives on
  * as long as it is used in time; the row's expiry column only moves when a rotation would pass it. The token
- * endpoint tests (token-user-grants.test.ts) cover the same store over HTTP on the real clock.
+ * endpoint tests (token-user-grants.test.ts) cover the same store over HTTP on the real clock; chains stored before
+ * idle expiry moved into the data are carried by a migration (storage-migration-refresh-token-chains.test.ts).
  */
 describe.each(DIALECTS)('refresh-token chain lifetimes (%s)', (dialect) => {
   let database: TestDatabase;
@@ -35,14 +35,6 @@ describe.each(DIALECTS)('refresh-token chain lifetimes (%s)', (dialect) => {
 
   const store = () => refreshTokenStore({ storage, tenantId: tenant, handleKey, now: () => new Date(clock) });
   const row = (token: string) => storage.artifacts.get<{ idle_expires_at?: string }>(tenant, 'refresh_token', token.split('.')[0] ?? '');
-  /** A chain as stored before idle expiry moved into the data; returns its token. */
-  const storeEarlierLayout = async (family: string, expiresAt: number) => {
-    const secret = randomBytes(32).toString('base64url');
-    const chainId = randomBytes(16).toString('base64url');
-    const data = { ...grant, secret: handleId(handleKey, secret) };
-    await storage.artifacts.insert(tenant, 'refresh_token', { id: chainId, family, subject: 'user-1', data, createdAt: new Date(start).toISOString(), expiresAt: new Date(expiresAt).toISOString() });
-    return `${chainId}.${secret}`;
-  };
   const rotate = async (token: string) => (await store().redeem('client-1', token)).rotate();
   const refused = async (token: string) => {
     const error = await store().redeem('client-1', token).then(
@@ -95,20 +87,5 @@ describe.each(DIALECTS)('refresh-token chain lifetimes (%s)', (dialect) => {
     // One second earlier it was still good.
     clock -= 1000;
     expect(typeof (await rotate(next))).toBe('string');
-  });
-
-  it('still redeems a chain stored before idle expiry moved into the data, and gives it a horizon on its first rotation', async () => {
-    clock = start;
-    // The earlier layout: the column was the idle expiry, moved on by every rotation.
-    const earlier = await storeEarlierLayout('family-earlier', start + 10 * DAY);
-    clock = start + 5 * DAY;
-    const next = await rotate(earlier);
-    const stored = await row(next);
-    expect(stored?.data.idle_expires_at).toBe(new Date(clock + 30 * DAY).toISOString());
-    expect(stored?.expiresAt).toBe(new Date(clock + 60 * DAY).toISOString());
-
-    // An earlier-layout chain past its column expiry is refused.
-    const late = await storeEarlierLayout('family-earlier-late', start + DAY);
-    await refused(late);
   });
 });

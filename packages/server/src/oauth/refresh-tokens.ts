@@ -26,11 +26,13 @@ export interface RefreshTokenData {
   sid: string | null;
 }
 
-/** The stored row of a chain: the grant, the keyed hash of the one secret in force, and when it dies unused. */
+/**
+ * The stored row of a chain: the grant, the keyed hash of the one secret in force, and when it dies unused. The only
+ * layout redeemed: migration 0004-refresh-token-chains rewrote or removed the rows of the layouts before it.
+ */
 interface ChainData extends RefreshTokenData {
   secret: string;
-  /** Absent on chains stored before idle expiry moved into the data: their expiry column is their idle expiry. */
-  idle_expires_at?: string;
+  idle_expires_at: string;
 }
 
 export interface RefreshTokenStoreDeps {
@@ -57,7 +59,7 @@ const CHAIN_ID = /^[A-Za-z0-9_-]{22}$/;
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
 const unknownToken = () => new InvalidGrant('Unknown or invalid refresh token.');
 
-type Presented = { chainId: string; secret: string } | { legacyId: string };
+type Presented = { chainId: string; secret: string };
 
 /**
  * Refresh tokens as rotating chains. A token is `<chain id>.<secret>`: the chain id names one stored row for the
@@ -66,9 +68,6 @@ type Presented = { chainId: string; secret: string } | { legacyId: string };
  * spent) cost four index updates, two commits and a row kept for every rotation until it expired (bench/).
  * A token whose chain is known but whose secret is not the one in force is an earlier token of that chain: it
  * leaked or is being replayed, so the whole grant is revoked (reuse detection: handleRefreshTokenReuse).
- *
- * Tokens of the earlier format (one row per token, stored under the token's hash) are still redeemed, and their
- * successor starts a chain.
  */
 export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
   const { storage, tenantId } = deps;
@@ -77,7 +76,8 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
 
   function parse(token: string): Presented | undefined {
     const dot = token.indexOf('.');
-    if (dot === -1) return SECRET.test(token) ? { legacyId: hash(token) } : undefined;
+    // A bare token (no chain id) was of the one-row-per-token format; its rows are gone (0004-refresh-token-chains).
+    if (dot === -1) return undefined;
     const chainId = token.slice(0, dot);
     const secret = token.slice(dot + 1);
     return CHAIN_ID.test(chainId) && SECRET.test(secret) ? { chainId, secret } : undefined;
@@ -119,12 +119,10 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
       if (!presented) throw unknownToken();
       const at = deps.now();
       const now = at.toISOString();
-      if ('legacyId' in presented) return redeemLegacy(clientId, presented.legacyId, at);
-
       const row = await storage.artifacts.get<ChainData>(tenantId, KIND, presented.chainId);
       if (!row || row.data.client_id !== clientId || row.consumedAt !== null || row.expiresAt <= now) throw unknownToken();
       // An idle chain is refused like an expired one; nothing is revoked (its tokens are simply too old).
-      if (row.data.idle_expires_at !== undefined && row.data.idle_expires_at <= now) throw unknownToken();
+      if (row.data.idle_expires_at <= now) throw unknownToken();
       const family = row.family ?? row.id;
       // Not the secret in force: an earlier token of this chain, spent by a rotation and now presented again.
       if (!safeEqual(row.data.secret, hash(presented.secret))) return handleRefreshTokenReuse(family, at);
@@ -134,7 +132,7 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
         async rotate() {
           const secret = newHandle();
           const idle = after(at, REFRESH_TOKEN_IDLE_SECONDS);
-          // The horizon moves only when the new idle expiry would reach it (always, for a chain stored before).
+          // The horizon moves only when the new idle expiry would reach it.
           const horizon = row.expiresAt > idle ? undefined : after(at, HORIZON_SECONDS);
           const next: ChainData = { ...row.data, secret: hash(secret), idle_expires_at: idle };
           const rotated = await storage.artifacts.swap(tenantId, KIND, row.id, row.data, next, now, horizon);
@@ -151,7 +149,7 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
     async find(token: string): Promise<{ data: RefreshTokenData; family: string } | undefined> {
       const presented = parse(token);
       if (!presented) return undefined;
-      const row = await storage.artifacts.get<RefreshTokenData>(tenantId, KIND, 'legacyId' in presented ? presented.legacyId : presented.chainId);
+      const row = await storage.artifacts.get<RefreshTokenData>(tenantId, KIND, presented.chainId);
       return row && { data: row.data, family: row.family ?? row.id };
     },
   };
@@ -165,19 +163,6 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
   async function handleRefreshTokenReuse(family: string, at: Date): Promise<never> {
     await revokeGrant(storage, tenantId, family, at);
     throw unknownToken();
-  }
-
-  async function redeemLegacy(clientId: string, id: string, at: Date): Promise<RedeemedRefreshToken> {
-    const seen = await storage.artifacts.get<RefreshTokenData>(tenantId, KIND, id);
-    if (!seen || seen.data.client_id !== clientId) throw unknownToken();
-    const spent = await storage.artifacts.consume<RefreshTokenData>(tenantId, KIND, id, at.toISOString());
-    const family = seen.family ?? seen.id;
-    if (!spent) {
-      // Already spent when read: reuse. Otherwise a concurrent use won the race: refused, nothing revoked.
-      if (seen.consumedAt !== null) return handleRefreshTokenReuse(family, at);
-      throw unknownToken();
-    }
-    return { data: spent.data, family, rotate: () => store.create(spent.data, family), end: async () => {} };
   }
 
   return store;

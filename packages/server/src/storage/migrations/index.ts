@@ -3,6 +3,7 @@ import type { DialectName } from '../dialects/dialect.js';
 import { initial } from './0001-initial.js';
 import { artifacts } from './0002-artifacts.js';
 import { userLinks } from './0003-user-links.js';
+import { refreshTokenChains } from './0004-refresh-token-chains.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -10,6 +11,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0001-initial': initial(dialect),
     '0002-artifacts': artifacts,
     '0003-user-links': userLinks,
+    '0004-refresh-token-chains': refreshTokenChains,
   };
 }
 
