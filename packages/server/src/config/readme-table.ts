@@ -1,11 +1,16 @@
-import { SETTINGS } from './settings.js';
+import { SETTINGS, type Setting } from './settings.js';
 
 export const TABLE_START = '<!-- settings:start -->';
 export const TABLE_END = '<!-- settings:end -->';
 
+function shownDefault(setting: Setting): string {
+  const shown = setting.shownDefault ?? setting.default;
+  return shown === undefined ? '(unset)' : `\`${shown}\``;
+}
+
 /** The README's configuration table, rendered from the settings schema. */
 export function settingsTable(): string {
-  const rows = SETTINGS.map((setting) => `| \`${setting.env}\` | ${setting.default ? `\`${setting.default}\`` : '(unset)'} | ${setting.meaning} |`);
+  const rows = SETTINGS.map((setting: Setting) => `| \`${setting.env}\` | ${shownDefault(setting)} | ${setting.meaning} |`);
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
