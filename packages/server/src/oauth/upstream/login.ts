@@ -170,18 +170,18 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
           claims = await deps.client.verifyIdToken(settings, endpoints, answer.id_token, pending.nonce);
         } else {
           if (!answer.code) throw new UpstreamError('The identity provider sent no authorization code.');
-          const tokens = await deps.client.exchange(settings, endpoints, { code: answer.code, redirectUri, codeVerifier: pending.codeVerifier });
+          // For OpenID Connect the exchange also checks the ID token (signature, issuer, audience, nonce, times).
+          const tokens = await deps.client.exchange(settings, endpoints, { code: answer.code, redirectUri, codeVerifier: pending.codeVerifier, nonce: pending.nonce });
           if (settings.kind === 'oidc') {
-            if (!tokens.idToken) throw new UpstreamError('The identity provider answered the code without an ID token.');
-            claims = await deps.client.verifyIdToken(settings, endpoints, tokens.idToken, pending.nonce);
+            if (!tokens.idTokenClaims) throw new UpstreamError('The identity provider answered the code without an ID token.');
+            claims = tokens.idTokenClaims;
             // Providers may keep profile claims out of the ID token (they answer them at userinfo).
-            if (tokens.accessToken && endpoints.userinfoEndpoint) {
-              const profile = await deps.client.profile(endpoints, tokens.accessToken);
+            if (endpoints.userinfoEndpoint) {
+              const profile = await deps.client.profile(settings, endpoints, tokens.accessToken);
               if (profile.sub === claims.sub) claims = { ...profile, ...claims };
             }
           } else {
-            if (!tokens.accessToken) throw new UpstreamError('The identity provider answered the code without an access token.');
-            claims = await deps.client.profile(endpoints, tokens.accessToken);
+            claims = await deps.client.profile(settings, endpoints, tokens.accessToken);
           }
         }
       } catch (error) {
