@@ -6,6 +6,7 @@ import { deploymentSecret, developmentSecret } from './crypto/deployment-secret.
 import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-token.js';
 import { connectionSecrets, type ConnectionSecrets } from './services/connection-secrets.js';
 import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
+import { signInPipeline } from './oauth/sign-in-pipeline.js';
 import { signingCertificates } from './keys/certificate.js';
 import { samlIdentityProvider, type SamlIdentityProvider } from './oauth/saml/identity-provider.js';
 import { samlServiceProvider } from './oauth/saml/service-provider.js';
@@ -179,6 +180,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
           now,
         }),
         passwordless: passwordless({ storage, config: oauthConfig, tenantId, handleKey, now }),
+        signIn: signInPipeline({ storage, tenantId }),
         handleKey,
         now,
       },

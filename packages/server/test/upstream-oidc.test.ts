@@ -1,5 +1,4 @@
 import { decodeJwt } from 'jose';
-import Provider from 'oidc-provider';
 import type { Browser, Page } from 'playwright-core';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +10,7 @@ import { postJson } from './support/json-post.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { freePort } from './support/ports.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
-
-const UPSTREAM_SECRET = 'upstream-client-secret-0123456789abcdefghij';
+import { startOidcProvider, UPSTREAM_SECRET } from './support/oidc-provider.js';
 
 /**
  * Login through an upstream OpenID Connect provider (npm oidc-provider, a certified implementation, running in the
@@ -37,7 +35,7 @@ describe('upstream OpenID Connect and OAuth 2.0 connections', () => {
     app = await startCallbackServer();
     fx = await provisionLogin(server, { callbackBase: app.origin });
     api = managementApi(server, 'socket');
-    upstream = await startProvider(await freePort(), server.url);
+    upstream = await startOidcProvider(await freePort(), server.url);
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
@@ -197,37 +195,3 @@ describe('upstream OpenID Connect and OAuth 2.0 connections', () => {
     await page.context().close();
   });
 });
-
-/** oidc-provider on 127.0.0.1 with the client Latchkey uses, its development login pages and a fixed set of claims. */
-async function startProvider(port: number, latchkeyUrl: string): Promise<{ url: string; close(): Promise<void> }> {
-  const url = `http://127.0.0.1:${port}`;
-  const provider = new Provider(url, {
-    clients: [
-      {
-        client_id: 'latchkey',
-        client_secret: UPSTREAM_SECRET,
-        redirect_uris: [`${latchkeyUrl}/login/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-      {
-        client_id: 'latchkey-front',
-        redirect_uris: [`${latchkeyUrl}/login/callback`],
-        grant_types: ['implicit'],
-        response_types: ['id_token'],
-        token_endpoint_auth_method: 'none',
-      },
-    ],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'nickname'] },
-    findAccount: async (_ctx: unknown, id: string) => ({
-      accountId: id,
-      claims: async () => ({ sub: id, email: `${id}@upstream.example`, email_verified: true, name: `Upstream ${id}`, nickname: id }),
-    }),
-    features: { devInteractions: { enabled: true } },
-  });
-  const listening = await new Promise<ReturnType<typeof provider.listen>>((resolve) => {
-    const started = provider.listen(port, '127.0.0.1', () => resolve(started));
-  });
-  return { url, close: () => new Promise((resolve) => listening.close(() => resolve())) };
-}

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Registry } from '../registry.js';
 import { DEMO_CLIENT_ID, DEMO_DATABASE_CONNECTION, DEMO_PASSWORDLESS_CONNECTION } from '../services/demo-application.js';
 import { managementApiIdentifier } from '../services/resource-servers.js';
-import { escapeHtml, jsonForScript } from '../text/html.js';
+import { html, jsonForScript } from '../text/html.js';
 import type { LibraryBundle } from './library.js';
 
 const DEMO_DIR = new URL('../../demo/', import.meta.url);
@@ -34,7 +34,7 @@ export function demoRoutes(registry: Registry, bundle: LibraryBundle): FastifyPl
     databaseConnection: DEMO_DATABASE_CONNECTION,
     passwordlessConnection: DEMO_PASSWORDLESS_CONNECTION,
   };
-  const library = `<script src="${escapeHtml(`/js/latchkey/${bundle.version}/latchkey.min.js`)}" integrity="${escapeHtml(bundle.integrity)}" crossorigin="anonymous"></script>`;
+  const library = String(html`<script src="${`/js/latchkey/${bundle.version}/latchkey.min.js`}" integrity="${bundle.integrity}" crossorigin="anonymous"></script>`);
   const contents = Object.fromEntries(
     Object.entries(FILES).map(([path, { file, type }]) => {
       let body = readFileSync(fileURLToPath(new URL(file, DEMO_DIR)), 'utf8');

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { oauthErrorBody } from '../oauth/error-codes.js';
 import { ManagementError } from './management/errors.js';
 
 /**
@@ -34,7 +35,7 @@ const PAGE =
 export function sendAuthenticationUnavailable(request: FastifyRequest, reply: FastifyReply, error: unknown) {
   logOutage(request, error);
   reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).header('cache-control', 'no-store');
-  if (!wantsPage(request)) return reply.type('application/json; charset=utf-8').send({ error: 'temporarily_unavailable', error_description: UNAVAILABLE_DESCRIPTION });
+  if (!wantsPage(request)) return reply.type('application/json; charset=utf-8').send(oauthErrorBody('temporarily_unavailable', UNAVAILABLE_DESCRIPTION));
   return reply
     .type('text/html; charset=utf-8')
     .header('content-security-policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'")

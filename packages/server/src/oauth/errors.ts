@@ -1,10 +1,13 @@
+import type { OAuthErrorCode } from './error-codes.js';
+
 /**
  * OAuth errors, one class per wire code. The HTTP layer turns any of them into `{error, error_description}`
- * with the status here; anything else becomes `server_error` with the cause only in the log.
+ * with the status here; anything else becomes `server_error` with the cause only in the log. The code is a key
+ * of the catalogue (error-codes.ts), so an uncatalogued code does not compile.
  */
 export class OAuthError extends Error {
   constructor(
-    readonly error: string,
+    readonly error: OAuthErrorCode,
     readonly description: string,
     readonly status: number,
     readonly headers: Readonly<Record<string, string>> = {},

@@ -1,6 +1,9 @@
+import type { ManagementErrorCode } from './management-error-codes.js';
+
 /**
  * Domain failures raised by services. Each surface maps the kind to its own error shape (the Management API:
- * status and errorCode), so services stay free of HTTP.
+ * status and errorCode), so services stay free of HTTP. `errorCode`, when given, is one of the Management API's
+ * catalogued codes (management-error-codes.ts); without it the surface picks the kind's default.
  */
 export type ServiceErrorKind = 'invalid' | 'not_found' | 'conflict' | 'payment_required' | 'forbidden';
 
@@ -8,7 +11,7 @@ export class ServiceError extends Error {
   constructor(
     readonly kind: ServiceErrorKind,
     message: string,
-    readonly errorCode?: string,
+    readonly errorCode?: ManagementErrorCode,
   ) {
     super(message);
   }

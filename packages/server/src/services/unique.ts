@@ -3,7 +3,7 @@ import type { ServiceError } from './errors.js';
 
 /**
  * Runs a write, turning a unique-constraint violation into the caller's 409. Errors are passed as factories so
- * each call site spells out the platform's message and errorCode (the error catalogue test reads them there).
+ * each call site spells out the platform's message and errorCode (a catalogued one: management-error-codes.ts).
  */
 export async function uniquely<T>(storage: Storage, conflict: () => ServiceError, write: () => Promise<T>): Promise<T> {
   try {

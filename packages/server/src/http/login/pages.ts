@@ -7,6 +7,8 @@ import type { TenantDocument } from '../../services/tenant-settings.js';
 import { advancedCustomizationsRefusal } from '../../services/rendering/advanced-customizations.js';
 import { pagePolicy, renderPage, selectRenderingConfig, type PageModel, type RenderingConfig } from './render/index.js';
 import { CATALOGUES } from './render/texts.js';
+import type { OAuthErrorCode } from '../../oauth/error-codes.js';
+import type { PageErrorCode } from './page-errors.js';
 
 type Screen = PageModel['screen'];
 
@@ -49,7 +51,8 @@ export interface ScreenInput {
   action?: string;
   hidden?: Record<string, string>;
   values?: Record<string, string>;
-  errorCode?: string;
+  /** A form's catalogued error (page-errors.ts), or on the error page an Authentication API code. */
+  errorCode?: PageErrorCode | OAuthErrorCode;
   errorDescription?: string;
   links?: PageModel['links'];
   connection?: PageModel['connection'];
@@ -118,6 +121,6 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
 }
 
 /** The error page: requests that cannot be sent back to an application end here. */
-export function sendErrorPage(registry: Registry, reply: FastifyReply, status: number, error: string, description: string, client?: CachedClient) {
+export function sendErrorPage(registry: Registry, reply: FastifyReply, status: number, error: OAuthErrorCode, description: string, client?: CachedClient) {
   return sendScreen(registry, reply, status, { screen: 'error', client, errorCode: error, errorDescription: description });
 }

@@ -1,5 +1,6 @@
 import type { Registry } from '../../registry.js';
 import { checkPassword, passwordRulesOf, policyList, type PersonalInfo } from '../../services/password-policy.js';
+import type { PageErrorCode } from './page-errors.js';
 import type { PasswordPolicyView } from './render/model.js';
 
 /** The options of a database connection by name (no options: the platform's default policy applies). */
@@ -23,7 +24,7 @@ export async function passwordProblem(
   connectionName: string,
   password: string,
   info: PersonalInfo,
-): Promise<{ errorCode: string; errorDescription?: string } | undefined> {
+): Promise<{ errorCode: PageErrorCode; errorDescription?: string } | undefined> {
   const verdict = checkPassword(password, passwordRulesOf(await connectionOptions(registry, connectionName)), info);
   if (verdict.ok) {
     const detection = await registry.attackProtection.get('breached-password-detection');

@@ -5,6 +5,7 @@ import type { Registry } from '../../registry.js';
 import { EMAIL_SHAPE } from '../../services/password-policy.js';
 import { sendPasswordResetLink } from '../../services/password-reset.js';
 import { sendErrorPage, sendScreen, type ScreenInput } from './pages.js';
+import type { PageErrorCode } from './page-errors.js';
 import { connectionOptions, passwordPolicyView, passwordProblem } from './password-feedback.js';
 import { StateQuery } from './routes.js';
 import { formFields, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
@@ -110,7 +111,7 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
       if (!registry.passwordResets.csrfValid(ticket, csrf)) {
         return sendErrorPage(registry, reply, 403, 'invalid_request', 'The form could not be verified. Open the link from the e-mail again.', client);
       }
-      const again = async (errorCode: string, errorDescription?: string) =>
+      const again = async (errorCode: PageErrorCode, errorDescription?: string) =>
         sendScreen(registry, reply, 400, {
           screen: 'reset-password',
           client,

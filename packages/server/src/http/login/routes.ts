@@ -4,6 +4,7 @@ import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import type { DatabaseLoginFailure } from '../../services/database-login.js';
 import { sendScreen, type ScreenInput } from './pages.js';
+import type { PageErrorCode } from './page-errors.js';
 import { databaseConnection, finishLogin, formFields, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
 import { tarpit } from '../plugins/rate-limits.js';
 
@@ -20,7 +21,7 @@ const LoginForm = Type.Object(
 );
 
 /** What the login page says for each refusal; the rest is the one generic wrong-credentials message. */
-const LOGIN_PAGE_ERRORS: Partial<Record<DatabaseLoginFailure, string>> = {
+const LOGIN_PAGE_ERRORS: Partial<Record<DatabaseLoginFailure, PageErrorCode>> = {
   blocked: 'user-blocked',
   too_many_attempts: 'too-many-attempts',
   ip_throttled: 'suspicious-ip',
@@ -77,7 +78,7 @@ export function loginRoutes(registry: Registry): FastifyPluginAsyncTypebox {
           if (result.reason === 'too_many_attempts' || result.reason === 'ip_throttled') await tarpit();
           return sendScreen(registry, reply, 400, loginScreen(open, connection, { errorCode, values: { username } }));
         }
-        return finishLogin(registry, request, reply, open, { userId: result.userId, connection: connection.name, amr: ['pwd'] });
+        return finishLogin(registry, request, reply, open, { path: 'login-page', userId: result.userId, connection: connection.name, amr: ['pwd'], account: result.user });
       },
     );
   };

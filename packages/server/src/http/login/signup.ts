@@ -6,6 +6,7 @@ import { ServiceError } from '../../services/errors.js';
 import { EMAIL_SHAPE } from '../../services/password-policy.js';
 import { usersService } from '../../services/users.js';
 import { sendScreen, type ScreenInput } from './pages.js';
+import type { PageErrorCode } from './page-errors.js';
 import { passwordPolicyView, passwordProblem } from './password-feedback.js';
 import { StateQuery } from './routes.js';
 import { databaseConnection, finishLogin, formFields, noDatabaseConnection, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
@@ -63,22 +64,24 @@ export function signupRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         const email = (form.email ?? '').trim();
         const username = (form.username ?? '').trim();
         const values = { email, ...(requiresUsername ? { username } : {}) };
-        const again = (errorCode: string, errorDescription?: string) =>
+        const again = (errorCode: PageErrorCode, errorDescription?: string) =>
           sendScreen(registry, reply, 400, signupScreen(open, connection, { errorCode, values, ...(errorDescription ? { errorDescription } : {}) }));
         if (!EMAIL_SHAPE.test(email) || !form.password || (requiresUsername && !/^[A-Za-z0-9_.+-]{1,128}$/.test(username))) return again('missing-fields');
         const problem = await passwordProblem(registry, connection.name, form.password, { email, ...(requiresUsername ? { username } : {}) });
         if (problem) return again(problem.errorCode, problem.errorDescription);
         if (!(await registry.loginProtection.signupAllowed(request.ip))) return again('suspicious-signups');
         let userId: string;
+        let blocked: boolean | undefined;
         try {
           // The new user is logged in at once: that is their first login.
           const user = await users.create({ connection: connection.name, email, password: form.password, ...(requiresUsername ? { username } : {}) }, { ip: request.ip });
           userId = user.user_id;
+          blocked = user.blocked;
         } catch (error) {
           if (error instanceof ServiceError && error.kind === 'conflict') return again('user-exists');
           throw error;
         }
-        return finishLogin(registry, request, reply, open, { userId, connection: connection.name, amr: ['pwd'] });
+        return finishLogin(registry, request, reply, open, { path: 'signup-page', userId, connection: connection.name, amr: ['pwd'], account: { blocked } });
       },
     );
   };

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { completeAuthorization, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
+import { browserRefusal, completeAuthorization, errorAnswer, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
+import { OAuthError } from '../../oauth/errors.js';
+import type { SignInAttempt, SignInPath } from '../../oauth/sign-in-pipeline.js';
 import { startSession, type SignedInUser } from '../../oauth/authorize/sign-in.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { CachedClient } from '../../services/config-cache.js';
@@ -88,27 +90,44 @@ export async function openForm(
   return { open, connection };
 }
 
+/** A login of a transaction that ends refused: the transaction ends, and the application gets the error. */
+export async function refuseLogin(registry: Registry, reply: FastifyReply, open: OpenTransaction, error: OAuthError): Promise<FastifyReply> {
+  await registry.transactions.complete(open.handle);
+  clearTransactionCookie(registry, reply, open.transaction.publicId);
+  const { responseMode, redirectUri, state } = open.transaction.request;
+  return sendAnswer(reply, errorAnswer({ responseMode, redirectUri, state }, error));
+}
+
 /**
- * The user has authenticated: end the transaction (once), replace any earlier session with a new one, and answer
- * the application in its response mode.
+ * The user has authenticated: the sign-in stages, then end the transaction (once), replace any earlier session
+ * with a new one, and answer the application in its response mode.
  */
 export async function finishLogin(
   registry: Registry,
   request: FastifyRequest,
   reply: FastifyReply,
   open: OpenTransaction,
-  user: SignedInUser,
+  signedIn: SignedInUser & { path: Extract<SignInPath, 'login-page' | 'signup-page' | 'upstream-oauth' | 'upstream-saml'>; account?: SignInAttempt['account'] },
 ): Promise<FastifyReply> {
   // The transaction is spent in the commit that replaces the browser's earlier session and stores the code.
   const deps = authorizeDeps(registry);
   const { saml, request: authorization } = open.transaction;
-  const created = await startSession(deps, {
-    client: open.client,
-    // A login for a SAML service provider is answered with a signed SAML response, not a code.
-    authorization: saml ? undefined : authorization,
-    earlierSession: sessionHandle(request),
-    user: async (repos) => ((await registry.transactions.complete(open.handle, repos)) ? user : undefined),
-  });
+  const user: SignedInUser = { userId: signedIn.userId, connection: signedIn.connection, amr: signedIn.amr };
+  let created;
+  try {
+    created = await registry.userGrants.signIn.run({ ...signedIn, clientId: open.client.clientId, refuse: browserRefusal }, () =>
+      startSession(deps, {
+        client: open.client,
+        // A login for a SAML service provider is answered with a signed SAML response, not a code.
+        authorization: saml ? undefined : authorization,
+        earlierSession: sessionHandle(request),
+        user: async (repos) => ((await registry.transactions.complete(open.handle, repos)) ? user : undefined),
+      }),
+    );
+  } catch (error) {
+    if (error instanceof OAuthError) return refuseLogin(registry, reply, open, error);
+    throw error;
+  }
   if (!created) {
     return sendErrorPage(registry, reply, 400, 'invalid_request', 'This login was already completed. Go back to the application.', open.client);
   }

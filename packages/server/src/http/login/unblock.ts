@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
-import { escapeHtml } from '../../text/html.js';
+import { html } from '../../text/html.js';
 
 const TicketQuery = Type.Object({ ticket: Type.String({ minLength: 1, maxLength: 128 }) });
 
 function page(title: string, text: string): string {
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>` +
-    `<body><main><h1>${escapeHtml(title)}</h1><p role="status">${escapeHtml(text)}</p></main></body></html>`;
+  const head = html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>`;
+  return String(html`${head}<body><main><h1>${title}</h1><p role="status">${text}</p></main></body></html>`);
 }
 
 /** `GET /u/unblock?ticket=`: the link of the blocked-account e-mail lifts that block, once. */

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { clientCredentialsService, type CredentialAlg, type CredentialType } from '../../services/client-credentials.js';
 import { ERROR_RESPONSES, NO_CONTENT_RESPONSES } from './schemas.js';
+import { deleteHandler } from './resource-handlers.js';
 
 const CREDENTIAL_TYPES = ['public_key', 'x509_cert', 'cert_subject_dn'];
 const ALGS = ['RS256', 'RS384', 'PS256'];
@@ -69,10 +70,7 @@ export function clientCredentialsRoutes(registry: Registry): FastifyPluginAsyncT
     app.delete(
       '/clients/:id/credentials/:credential_id',
       { config: { scopes: ['delete:client_credentials'] }, schema: { tags, summary: 'Delete a credential no method uses', params: CredentialParams, response: NO_CONTENT_RESPONSES } },
-      async (request, reply) => {
-        await service.remove(request.params.id, request.params.credential_id);
-        return reply.code(204).send(null);
-      },
+      deleteHandler(({ id, credential_id: credentialId }) => service.remove(id, credentialId)),
     );
   };
 }

@@ -8,11 +8,10 @@ import {
   IdParams,
   NO_CONTENT_RESPONSES,
   PaginationQuery,
-  listResponse,
   listResponseSchema,
   nullable,
-  pageWindow,
 } from './schemas.js';
+import { deleteHandler, listHandler } from './resource-handlers.js';
 
 const Scopes = Type.Array(Type.String({ minLength: 1, maxLength: 280 }), { maxItems: 500, description: 'Scopes granted; each must be defined by the API.' });
 
@@ -61,13 +60,10 @@ export function clientGrantsRoutes(registry: Registry): FastifyPluginAsyncTypebo
         config: { scopes: ['read:client_grants'] },
         schema: { tags, summary: 'List client grants', querystring: ListQuery, response: { 200: listResponseSchema('client_grants', ClientGrant, { checkpoint: true }), ...ERROR_RESPONSES } },
       },
-      async (request) => {
-        const { audience, client_id, allow_any_organization: anyOrganization, subject_type: subjectType, default_for: defaultFor } = request.query;
-        const window = pageWindow(request.query);
+      listHandler('client_grants', async (window, { audience, client_id, allow_any_organization: anyOrganization, subject_type: subjectType, default_for: defaultFor }) => {
         const nothing = anyOrganization === true || subjectType === 'user' || defaultFor !== undefined;
-        const { items, total } = nothing ? { items: [], total: 0 } : await service.list(window, { ...(audience ? { audience } : {}), ...(client_id ? { client_id } : {}) });
-        return listResponse('client_grants', items, window, total, request.query.include_totals);
-      },
+        return nothing ? { items: [], total: 0 } : service.list(window, { ...(audience ? { audience } : {}), ...(client_id ? { client_id } : {}) });
+      }),
     );
     app.post(
       '/client-grants',
@@ -93,10 +89,7 @@ export function clientGrantsRoutes(registry: Registry): FastifyPluginAsyncTypebo
     app.delete(
       '/client-grants/:id',
       { config: { scopes: ['delete:client_grants'] }, schema: { tags, summary: 'Delete a client grant', params: GrantIdParams, response: NO_CONTENT_RESPONSES } },
-      async (request, reply) => {
-        await service.remove(request.params.id);
-        return reply.code(204).send(null);
-      },
+      deleteHandler(({ id }) => service.remove(id)),
     );
   };
 }

@@ -10,11 +10,10 @@ import {
   IdParams,
   NO_CONTENT_RESPONSES,
   PaginationQuery,
-  listResponse,
   listResponseSchema,
   nullable,
-  pageWindow,
 } from './schemas.js';
+import { deleteHandler, listHandler } from './resource-handlers.js';
 
 const Urls = (description: string) => Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100, description });
 
@@ -163,18 +162,15 @@ export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     app.get(
       '/clients',
       { config: { scopes: ['read:clients'] }, schema: { tags, summary: 'List clients', querystring: ListQuery, response: { 200: listResponseSchema('clients', Client, { checkpoint: true }), ...ERROR_RESPONSES } } },
-      async (request) => {
-        const { is_global: isGlobal, is_first_party: isFirstParty, app_type: appType, client_ids: clientIds, q } = request.query;
-        const window = pageWindow(request.query);
-        const { items, total } = await service.list(window, {
+      listHandler('clients', (window, { is_global: isGlobal, is_first_party: isFirstParty, app_type: appType, client_ids: clientIds, q }) =>
+        service.list(window, {
           ...(isGlobal !== undefined ? { global: isGlobal } : {}),
           ...(isFirstParty !== undefined ? { is_first_party: isFirstParty } : {}),
           ...(commaList(appType) ? { app_type: commaList(appType) } : {}),
           ...(commaList(clientIds) ? { client_ids: commaList(clientIds) } : {}),
           ...(q !== undefined && q.trim() !== '' ? { none: true } : {}),
-        });
-        return listResponse('clients', items, window, total, request.query.include_totals);
-      },
+        }),
+      ),
     );
     app.post(
       '/clients',
@@ -197,10 +193,7 @@ export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     app.delete(
       '/clients/:id',
       { config: { scopes: ['delete:clients'] }, schema: { tags, summary: 'Delete a client and its grants', params: ClientIdParams, response: NO_CONTENT_RESPONSES } },
-      async (request, reply) => {
-        await service.remove(request.params.id);
-        return reply.code(204).send(null);
-      },
+      deleteHandler(({ id }) => service.remove(id)),
     );
     app.post(
       '/clients/:id/rotate-secret',

@@ -14,6 +14,7 @@ import {
   nullable,
   pageWindow,
 } from './schemas.js';
+import { deleteHandler, listHandler } from './resource-handlers.js';
 
 const StrategyEnum = Type.Unsafe<Strategy>({ type: 'string', enum: [...STRATEGIES], description: `Connection strategy: ${STRATEGIES.join(', ')}.` });
 
@@ -114,12 +115,7 @@ export function connectionsRoutes(registry: Registry): FastifyPluginAsyncTypebox
         config: { scopes: ['read:connections'] },
         schema: { tags, summary: 'List connections', querystring: ListQuery, response: { 200: listResponseSchema('connections', Connection, { checkpoint: true }), ...ERROR_RESPONSES } },
       },
-      async (request) => {
-        const { strategy, name } = request.query;
-        const window = pageWindow(request.query);
-        const { items, total } = await service.list(window, { ...(strategy ? { strategy } : {}), ...(name ? { name } : {}) });
-        return listResponse('connections', items, window, total, request.query.include_totals);
-      },
+      listHandler('connections', (window, { strategy, name }) => service.list(window, { ...(strategy ? { strategy } : {}), ...(name ? { name } : {}) })),
     );
     app.post(
       '/connections',
@@ -167,10 +163,7 @@ export function connectionsRoutes(registry: Registry): FastifyPluginAsyncTypebox
     app.delete(
       '/connections/:id',
       { config: { scopes: ['delete:connections'] }, schema: { tags, summary: 'Delete a connection and its users', params: ConnectionIdParams, response: NO_CONTENT_RESPONSES } },
-      async (request, reply) => {
-        await service.remove(request.params.id);
-        return reply.code(204).send(null);
-      },
+      deleteHandler(({ id }) => service.remove(id)),
     );
   };
 }

@@ -4,7 +4,8 @@ import type { Registry } from '../../registry.js';
 import { PROMPT_SCREENS } from '../../services/rendering/catalogue.js';
 import { renderingConfigs } from '../../services/rendering/configs.js';
 import { CONTEXT_CONFIGURATION_PATTERN } from '../../services/rendering/context-configuration.js';
-import { ERROR_RESPONSES, PaginationQuery, TOO_MANY_REQUESTS_RESPONSE, errorResponse, listResponse, listResponseSchema, nullable, pageWindow } from './schemas.js';
+import { ERROR_RESPONSES, PaginationQuery, TOO_MANY_REQUESTS_RESPONSE, errorResponse, listResponseSchema, nullable } from './schemas.js';
+import { listHandler } from './resource-handlers.js';
 
 const RenderingMode = Type.Unsafe<'advanced' | 'standard'>({
   type: 'string',
@@ -163,12 +164,11 @@ export function promptsRenderingRoutes(registry: Registry): FastifyPluginAsyncTy
           response: { 200: listResponseSchema('configs', RenderingItem), ...renderingErrors('read:prompts') },
         },
       },
-      async (request) => {
+      // The query has no checkpoint parameters, so its window cannot fail before the feature check.
+      listHandler('configs', async (window, query) => {
         await service.assertFeatureEnabled();
-        const window = pageWindow(request.query);
-        const { items, total } = await service.list(request.query, window);
-        return listResponse('configs', items, window, total, request.query.include_totals);
-      },
+        return service.list(query, window);
+      }),
     );
 
     app.patch(

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { MAX_TOKEN_LIFETIME, resourceServersService } from '../../services/resource-servers.js';
-import { CheckpointQuery, ERROR_RESPONSES, FieldsQuery, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponse, listResponseSchema, pageWindow } from './schemas.js';
+import { CheckpointQuery, ERROR_RESPONSES, FieldsQuery, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponseSchema } from './schemas.js';
+import { deleteHandler, listHandler } from './resource-handlers.js';
 
 const Scope = Type.Object(
   {
@@ -67,12 +68,7 @@ export function resourceServersRoutes(registry: Registry): FastifyPluginAsyncTyp
         config: { scopes: ['read:resource_servers'] },
         schema: { tags, summary: 'List resource servers', querystring: ListQuery, response: { 200: listResponseSchema('resource_servers', ResourceServer, { checkpoint: true }), ...ERROR_RESPONSES } },
       },
-      async (request) => {
-        const window = pageWindow(request.query);
-        const { identifiers } = request.query;
-        const { items, total } = await service.list(window, identifiers ? { identifiers } : {});
-        return listResponse('resource_servers', items, window, total, request.query.include_totals);
-      },
+      listHandler('resource_servers', (window, { identifiers }) => service.list(window, identifiers ? { identifiers } : {})),
     );
     app.post(
       '/resource-servers',
@@ -107,10 +103,7 @@ export function resourceServersRoutes(registry: Registry): FastifyPluginAsyncTyp
         config: { scopes: ['delete:resource_servers'] },
         schema: { tags, summary: 'Delete a resource server and its grants (not the system API)', params: ResourceServerParams, response: NO_CONTENT_RESPONSES },
       },
-      async (request, reply) => {
-        await service.remove(request.params.id);
-        return reply.code(204).send(null);
-      },
+      deleteHandler(({ id }) => service.remove(id)),
     );
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from '../../registry.js';
 import { ServiceError, type ServiceErrorKind } from '../../services/errors.js';
+import type { ManagementErrorCode } from '../../services/management-error-codes.js';
 import { ManagementError } from './errors.js';
 import { fieldProjection } from './field-projection.js';
 import { enforceScopesAndLimits } from './scopes-and-limits.js';
@@ -9,8 +10,9 @@ import { isStorageUnavailable } from '../../storage/unavailable.js';
 import { JSON_TOO_DEEP } from '../plugins/server-options.js';
 import { pickError, validationMessage, type AjvErrorLike } from './validation-message.js';
 
-const STATUS_BY_KIND: Record<ServiceErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409, payment_required: 402, forbidden: 403 };
-const CODE_BY_KIND: Record<ServiceErrorKind, string> = {
+/** The status of a service failure's kind (exported for the error catalogue test, which checks the docs' statuses). */
+export const STATUS_BY_KIND: Record<ServiceErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409, payment_required: 402, forbidden: 403 };
+const CODE_BY_KIND: Record<ServiceErrorKind, ManagementErrorCode> = {
   invalid: 'invalid_body',
   not_found: 'inexistent_resource',
   conflict: 'conflict',
@@ -19,7 +21,7 @@ const CODE_BY_KIND: Record<ServiceErrorKind, string> = {
 };
 
 const KIND_BY_CONTEXT: Record<string, 'Query' | 'Payload' | 'Path'> = { querystring: 'Query', body: 'Payload', params: 'Path' };
-const CODE_BY_CONTEXT: Record<string, string> = { querystring: 'invalid_query_string', body: 'invalid_body', params: 'invalid_uri' };
+const CODE_BY_CONTEXT: Record<string, ManagementErrorCode> = { querystring: 'invalid_query_string', body: 'invalid_body', params: 'invalid_uri' };
 
 /** Finds the description of a (top-level) property in the route's schema for the failing part. */
 function describer(request: FastifyRequest, context: string) {

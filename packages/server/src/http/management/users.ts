@@ -6,7 +6,8 @@ import { usersService } from '../../services/users.js';
 import { checkCurrentUserMetadataPatch, requireSubjectUnless } from './current-user.js';
 import { secondaryUserId } from './secondary-token.js';
 import { ManagementError } from './errors.js';
-import { ERROR_RESPONSES, FieldsQuery, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponse, listResponseSchema, nullable, pageWindow } from './schemas.js';
+import { ERROR_RESPONSES, FieldsQuery, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponseSchema, nullable } from './schemas.js';
+import { deleteHandler, listHandler } from './resource-handlers.js';
 
 const Metadata = (description: string) => Type.Object({}, { additionalProperties: true, maxProperties: 100, description });
 
@@ -139,12 +140,7 @@ export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     app.get(
       '/users',
       { config: { scopes: ['read:users'] }, schema: { tags, summary: 'List users', querystring: ListQuery, response: { 200: listResponseSchema('users', User), ...ERROR_RESPONSES } } },
-      async (request) => {
-        const window = pageWindow(request.query);
-        const { connection } = request.query;
-        const { items, total } = await service.list(window, connection ? { connection } : {});
-        return listResponse('users', items, window, total, request.query.include_totals);
-      },
+      listHandler('users', (window, { connection }) => service.list(window, connection ? { connection } : {})),
     );
     app.get(
       '/users-by-email',
@@ -222,10 +218,7 @@ export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     app.delete(
       '/users/:id',
       { config: { scopes: ['delete:users'] }, schema: { tags, summary: 'Delete a user', params: UserIdParams, response: NO_CONTENT_RESPONSES } },
-      async (request, reply) => {
-        await service.remove(request.params.id);
-        return reply.code(204).send(null);
-      },
+      deleteHandler(({ id }) => service.remove(id)),
     );
   };
 }

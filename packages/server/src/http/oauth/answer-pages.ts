@@ -1,14 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { AuthorizationAnswer } from '../../oauth/authorize/response.js';
-import { escapeHtml, jsonForScript } from '../../text/html.js';
+import { html, jsonForScript, raw, type Html } from '../../text/html.js';
 
-function formPostPage(action: string, fields: Record<string, string>, nonce: string): string {
-  const inputs = Object.entries(fields)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('');
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Submit this form</title></head><body>
-<form method="post" action="${escapeHtml(action)}">${inputs}<noscript><p>JavaScript is off: press the button to continue.</p><button type="submit">Continue</button></noscript></form>
+function formPostPage(action: string, fields: Record<string, string>, nonce: string): Html {
+  const inputs = Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Submit this form</title></head><body>
+<form method="post" action="${action}">${inputs}<noscript><p>JavaScript is off: press the button to continue.</p><button type="submit">Continue</button></noscript></form>
 <script nonce="${nonce}">document.forms[0].submit();</script></body></html>`;
 }
 
@@ -16,11 +14,12 @@ function formPostPage(action: string, fields: Record<string, string>, nonce: str
  * The platform's web_message page: it runs in a hidden iframe (or a popup) and posts the result to its parent or
  * opener, addressed only to the redirect URI's origin so that no other page can read it.
  */
-function webMessagePage(targetOrigin: string, response: Record<string, string | number>, nonce: string): string {
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Authorization response</title></head><body>
+function webMessagePage(targetOrigin: string, response: Record<string, string | number>, nonce: string): Html {
+  // raw: jsonForScript escapes for the script it sits in, where HTML escaping would change the values.
+  return html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Authorization response</title></head><body>
 <script nonce="${nonce}">(function () {
   var target = window.opener || window.parent;
-  target.postMessage({ type: "authorization_response", response: ${jsonForScript(response)} }, ${jsonForScript(targetOrigin)});
+  target.postMessage({ type: "authorization_response", response: ${raw(jsonForScript(response))} }, ${raw(jsonForScript(targetOrigin))});
 })();</script></body></html>`;
 }
 
@@ -41,10 +40,10 @@ export function sendAnswer(reply: FastifyReply, answer: AuthorizationAnswer): Fa
     return reply
       .header('content-security-policy', `${base}; form-action ${cspSource(answer.action)}; frame-ancestors 'none'`)
       .header('x-frame-options', 'DENY')
-      .send(formPostPage(answer.action, answer.fields, nonce));
+      .send(String(formPostPage(answer.action, answer.fields, nonce)));
   }
   // Framed on purpose (silent authentication), but only by the application's own origin.
   return reply
     .header('content-security-policy', `${base}; frame-ancestors ${cspSource(answer.targetOrigin)}`)
-    .send(webMessagePage(answer.targetOrigin, answer.response, nonce));
+    .send(String(webMessagePage(answer.targetOrigin, answer.response, nonce)));
 }

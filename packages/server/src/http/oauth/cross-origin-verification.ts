@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
-import { escapeHtml, jsonForScript } from '../../text/html.js';
+import { html, jsonForScript, raw } from '../../text/html.js';
 
 /**
  * The page `/authorize` shows when a login ticket arrives without its verifier cookie (the browser blocked the
@@ -15,11 +15,12 @@ export function sendVerificationPage(reply: FastifyReply, input: { crossOriginLo
   const frameOrigin = new URL(input.crossOriginLoc).origin;
   const frameSrc = `${input.crossOriginLoc.split('#')[0] ?? ''}#origin=${encodeURIComponent(input.ownOrigin)}`;
   const settings = { frameOrigin, coId: input.coId, loginTicket: input.loginTicket, retryUrl: input.retryUrl };
-  const page = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Completing your login</title></head><body>
+  // raw: jsonForScript escapes for the script it sits in, where HTML escaping would change the values.
+  const page = html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Completing your login</title></head><body>
 <p id="status" role="status">Completing your login…</p>
-<iframe id="verifier" title="Cross-origin verification" src="${escapeHtml(frameSrc)}" style="display:none"></iframe>
+<iframe id="verifier" title="Cross-origin verification" src="${frameSrc}" style="display:none"></iframe>
 <script nonce="${nonce}">(function () {
-  var settings = ${jsonForScript(settings)};
+  var settings = ${raw(jsonForScript(settings))};
   var frame = document.getElementById('verifier');
   var answered = false;
   function fail() {
@@ -56,5 +57,5 @@ export function sendVerificationPage(reply: FastifyReply, input: { crossOriginLo
       'content-security-policy',
       `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; frame-src ${frameOrigin}; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'`,
     )
-    .send(page);
+    .send(String(page));
 }

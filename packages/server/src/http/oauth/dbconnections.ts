@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { Registry } from '../../registry.js';
 import { databaseSignup, SIGNUP_PROFILE_FIELDS, type SignupFailure } from '../../services/database-signup.js';
 import { sendPasswordResetLink } from '../../services/password-reset.js';
+import { dbConnectionsError, type DbConnectionsError } from './dbconnections-errors.js';
 
 const Profile = {
   given_name: Type.Optional(Type.String({ maxLength: 150 })),
@@ -62,44 +63,30 @@ const SignupAnswer = Type.Object(
   { additionalProperties: false },
 );
 
-type DbError = { status: number; name: string; code: string; description: unknown; message?: string; policy?: string };
-
-function failureBody(failure: SignupFailure): DbError {
+function failureBody(failure: SignupFailure): DbConnectionsError {
   switch (failure.kind) {
     case 'unknown_client':
-      return { status: 400, name: 'BadRequestError', code: 'invalid_client', description: 'Unknown client.' };
+      return dbConnectionsError('invalid_client', 'Unknown client.');
     case 'unknown_connection':
-      return { status: 400, name: 'BadRequestError', code: 'connection_not_found', description: 'The connection does not exist or is not enabled for this application.' };
+      return dbConnectionsError('connection_not_found', 'The connection does not exist or is not enabled for this application.');
     case 'signup_disabled':
-      return { status: 403, name: 'UnauthorizedError', code: 'unauthorized', description: 'Public signup is disabled for this connection.' };
+      return dbConnectionsError('unauthorized', 'Public signup is disabled for this connection.');
     case 'invalid_signup':
-      return { status: 400, name: 'BadRequestError', code: 'invalid_signup', description: failure.description };
+      return dbConnectionsError('invalid_signup', failure.description);
     case 'weak_password':
-      return {
-        status: 400,
-        name: 'PasswordStrengthError',
-        code: 'invalid_password',
-        message: 'Password is too weak',
-        description: { rules: failure.rules, verified: false },
-        policy: failure.policy,
-      };
+      return dbConnectionsError('invalid_password', { rules: failure.rules, verified: false }, 'Password is too weak', failure.policy);
     case 'common_password':
-      return { status: 400, name: 'PasswordDictionaryError', code: 'password_dictionary_error', message: 'Password is too common', description: 'Password is too common' };
+      return dbConnectionsError('password_dictionary_error', 'Password is too common', 'Password is too common');
     case 'personal_password':
-      return { status: 400, name: 'PasswordNoUserInfoError', code: 'password_no_user_info_error', message: 'Password is based on user information', description: 'Password is based on user information' };
+      return dbConnectionsError('password_no_user_info_error', 'Password is based on user information', 'Password is based on user information');
     case 'password_leaked':
-      return { status: 400, name: 'BadRequestError', code: 'password_leaked', description: 'This password was disclosed in a data breach (not in this application): choose another one.' };
+      return dbConnectionsError('password_leaked', 'This password was disclosed in a data breach (not in this application): choose another one.');
     case 'too_many_signups':
-      return {
-        status: 429,
-        name: 'TooManyAttemptsError',
-        code: 'too_many_attempts',
-        description: 'We have detected suspicious signup behavior and further attempts will be blocked. Please contact the administrator.',
-      };
+      return dbConnectionsError('too_many_attempts', 'We have detected suspicious signup behavior and further attempts will be blocked. Please contact the administrator.');
     case 'user_exists':
-      return { status: 400, name: 'BadRequestError', code: 'user_exists', description: 'The user already exists.' };
+      return dbConnectionsError('user_exists', 'The user already exists.');
     case 'username_exists':
-      return { status: 400, name: 'BadRequestError', code: 'username_exists', description: 'The username already exists.' };
+      return dbConnectionsError('username_exists', 'The username already exists.');
   }
 }
 
@@ -127,8 +114,7 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
 
   return async (app) => {
     // Schema failures keep this family too (the Authentication API's handler would answer `{error, ...}`).
-    const invalidBody = (reply: FastifyReply, message: string) =>
-      reply.code(400).send({ name: 'BadRequestError', code: 'invalid_signup', description: message, statusCode: 400 });
+    const invalidBody = (reply: FastifyReply, message: string) => sendFailure(reply, { kind: 'invalid_signup', description: message });
 
     app.post(
       '/dbconnections/signup',

@@ -143,7 +143,7 @@ export function passwordlessRoutes(registry: Registry): FastifyPluginAsyncTypebo
         if (request.validationError) return sendErrorPage(registry, reply, 400, 'invalid_request', 'Each parameter may be given once, as text.');
         const raw = request.query as Record<string, unknown>;
         const authorizeParams = Object.fromEntries(Object.entries(raw).filter(([name]) => name !== 'verification_code' && name !== 'email' && name !== 'phone_number'));
-        const outcome = await authorizeAuthenticated(authorizeParams, { sessionHandle: sessionHandle(request) }, authorizeDeps(registry), async (authorization) => {
+        const outcome = await authorizeAuthenticated(authorizeParams, { sessionHandle: sessionHandle(request) }, authorizeDeps(registry), 'passwordless-link', async (authorization) => {
           const address = typeof raw.email === 'string' ? raw.email : typeof raw.phone_number === 'string' ? raw.phone_number : '';
           const code = typeof raw.verification_code === 'string' ? raw.verification_code : '';
           if (!address || !code || !authorization.connection) throw new InvalidRequest('A magic link carries connection, verification_code and email or phone_number.');

@@ -4,7 +4,7 @@ import { logoutRequestId, SamlRequestRefused } from '../../oauth/saml/identity-p
 import type { SamlSingleLogout } from '../../oauth/saml/single-logout.js';
 import type { Registry } from '../../registry.js';
 import type { SamlAddon } from '../../services/clients.js';
-import { escapeHtml } from '../../text/html.js';
+import { html } from '../../text/html.js';
 import { clearSessionCookie, sessionHandle } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 import { csrfFailed } from '../login/transaction-context.js';
@@ -27,11 +27,13 @@ function rawQuery(request: FastifyRequest): string {
  * the browser holding the session cookie can know. It runs no script and cannot be framed.
  */
 function confirmationPage(reply: FastifyReply, client: CachedClient, fields: Record<string, string>) {
-  const inputs = Object.entries(fields)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('');
+  const inputs = Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   const action = `/samlp/${encodeURIComponent(client.clientId)}/logout`;
-  const name = escapeHtml(client.data.name);
+  const page = html`${[
+    html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Log out</title></head>`,
+    html`<body><main><h1>Log out?</h1><p>Logging out of ${client.data.name} ends your session here, for every application that uses it.</p>`,
+    html`<form method="post" action="${action}">${inputs}<button type="submit">Log out</button></form></main></body></html>`,
+  ]}`;
   return reply
     .code(200)
     .type('text/html; charset=utf-8')
@@ -39,11 +41,7 @@ function confirmationPage(reply: FastifyReply, client: CachedClient, fields: Rec
     .header('x-frame-options', 'DENY')
     .header('referrer-policy', 'no-referrer')
     .header('content-security-policy', `default-src 'none'; base-uri 'none'; frame-ancestors 'none'`)
-    .send(
-      `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Log out</title></head>` +
-        `<body><main><h1>Log out?</h1><p>Logging out of ${name} ends your session here, for every application that uses it.</p>` +
-        `<form method="post" action="${escapeHtml(action)}">${inputs}<button type="submit">Log out</button></form></main></body></html>`,
-    );
+    .send(String(page));
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { oauthErrorBody } from '../../oauth/error-codes.js';
 import { OAuthError } from '../../oauth/errors.js';
 import type { Registry } from '../../registry.js';
 import { isStorageUnavailable } from '../../storage/unavailable.js';
@@ -19,7 +20,7 @@ export function authRateLimit(app: FastifyInstance, registry: Registry) {
       request.method === 'OPTIONS' ? undefined : { limiter: registry.authLimiter(request.routeOptions.url ?? '(unknown)'), key: request.ip },
     async reject(reply, decision) {
       await tarpit();
-      return reply.code(429).header('retry-after', String(decision.retryAfterSeconds)).send({ error: 'too_many_requests', error_description: TOO_MANY_REQUESTS });
+      return reply.code(429).header('retry-after', String(decision.retryAfterSeconds)).send(oauthErrorBody('too_many_requests', TOO_MANY_REQUESTS));
     },
   });
 }
@@ -31,17 +32,17 @@ export function oauthSurface(app: FastifyInstance) {
       // Blocked and throttled logins (too_many_attempts) are held back like rate-limited requests: an attacker who
       // is refused at once would only come back at once.
       if (error.status === 429) await tarpit();
-      return reply.code(error.status).headers(error.headers).send({ error: error.error, error_description: error.description });
+      return reply.code(error.status).headers(error.headers).send(oauthErrorBody(error.error, error.description));
     }
     if (error.validation) {
-      return reply.code(400).send({ error: 'invalid_request', error_description: error.message });
+      return reply.code(400).send(oauthErrorBody('invalid_request', error.message));
     }
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).send({ error: 'invalid_request', error_description: error.message });
+      return reply.code(error.statusCode).send(oauthErrorBody('invalid_request', error.message));
     }
     if (isStorageUnavailable(error)) return sendAuthenticationUnavailable(request, reply, error);
     request.log.error({ err: error }, 'authentication API request failed');
-    return reply.code(500).send({ error: 'server_error', error_description: 'The server could not complete the request.' });
+    return reply.code(500).send(oauthErrorBody('server_error', 'The server could not complete the request.'));
   });
-  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ error: 'not_found', error_description: 'Not Found' }));
+  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send(oauthErrorBody('not_found', 'Not Found')));
 }

@@ -2,14 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { authorizeAuthenticated, errorAnswer } from '../../oauth/authorize/flow.js';
+import { authorizeAuthenticated } from '../../oauth/authorize/flow.js';
 import { OAuthError } from '../../oauth/errors.js';
 import type { Registry } from '../../registry.js';
-import { escapeHtml } from '../../text/html.js';
-import { clearTransactionCookie, sessionHandle, transactionHandle } from '../login/cookies.js';
+import { html } from '../../text/html.js';
+import { sessionHandle, transactionHandle } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
-import { authorizeDeps, finishLogin, openTransaction } from '../login/transaction-context.js';
-import { sendAnswer } from './answer-pages.js';
+import { authorizeDeps, finishLogin, openTransaction, refuseLogin } from '../login/transaction-context.js';
 import { sendOutcome } from './authorize.js';
 
 const field = (description: string, maxLength = 8192) => Type.Optional(Type.String({ maxLength, description }));
@@ -35,9 +34,8 @@ const Answer = Type.Object(
  */
 function resubmitPage(reply: FastifyReply, fields: Record<string, string>, action: string) {
   const nonce = randomBytes(16).toString('base64');
-  const inputs = Object.entries({ ...fields, _resubmitted: '1' })
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join('');
+  const inputs = Object.entries({ ...fields, _resubmitted: '1' }).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  const page = html`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Completing your login</title></head><body><form method="post" action="${action}">${inputs}<noscript><button type="submit">Continue</button></noscript></form><script nonce="${nonce}">document.forms[0].submit();</script></body></html>`;
   return reply
     .code(200)
     .type('text/html; charset=utf-8')
@@ -45,9 +43,7 @@ function resubmitPage(reply: FastifyReply, fields: Record<string, string>, actio
     .header('referrer-policy', 'no-referrer')
     // No form-action: it would also bind the redirect that answers the application, whose origin is not known here.
     .header('content-security-policy', `default-src 'none'; script-src 'nonce-${nonce}'; base-uri 'none'; frame-ancestors 'none'`)
-    .send(
-      `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Completing your login</title></head><body><form method="post" action="${escapeHtml(action)}">${inputs}<noscript><button type="submit">Continue</button></noscript></form><script nonce="${nonce}">document.forms[0].submit();</script></body></html>`,
-    );
+    .send(String(page));
 }
 
 const ConnectionQuery = Type.Object(
@@ -82,13 +78,10 @@ export function upstreamCallbackRoutes(registry: Registry): FastifyPluginAsyncTy
         samlResponse !== undefined
           ? await registry.upstream.finishSaml(open.transaction, connection ?? '', samlResponse, request.ip)
           : await registry.upstream.finish(open.transaction, { code: text('code'), id_token: text('id_token'), error: text('error'), error_description: text('error_description') }, request.ip);
-      return await finishLogin(registry, request, reply, open, user);
+      return await finishLogin(registry, request, reply, open, { ...user, path: samlResponse !== undefined ? 'upstream-saml' : 'upstream-oauth' });
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
-      await registry.transactions.complete(open.handle);
-      clearTransactionCookie(registry, reply, open.transaction.publicId);
-      const { responseMode, redirectUri, state: appState } = open.transaction.request;
-      return sendAnswer(reply, errorAnswer({ responseMode, redirectUri, state: appState }, error));
+      return refuseLogin(registry, reply, open, error);
     }
   }
 
@@ -102,7 +95,7 @@ export function upstreamCallbackRoutes(registry: Registry): FastifyPluginAsyncTy
       if (error instanceof OAuthError) return sendErrorPage(registry, reply, 400, error.error, error.description);
       throw error;
     }
-    const outcome = await authorizeAuthenticated(signedIn.authorize, { sessionHandle: sessionHandle(request) }, deps, async () => signedIn.user);
+    const outcome = await authorizeAuthenticated(signedIn.authorize, { sessionHandle: sessionHandle(request) }, deps, 'idp-initiated-saml', async () => signedIn.user);
     return sendOutcome(registry, reply, outcome, signedIn.authorize);
   }
 

@@ -1,4 +1,5 @@
 import type { CachedClient, OAuthConfig } from '../../services/config-cache.js';
+import type { OAuthErrorCode } from '../error-codes.js';
 import { AccessDenied, InvalidRequest, UnauthorizedClient, UnsupportedResponseType } from '../errors.js';
 import { PKCE_VALUE } from '../pkce.js';
 import { splitScope } from '../scopes.js';
@@ -17,7 +18,7 @@ import {
  */
 export class UntrustedRequest extends Error {
   constructor(
-    readonly error: string,
+    readonly error: OAuthErrorCode,
     readonly description: string,
   ) {
     super(description);

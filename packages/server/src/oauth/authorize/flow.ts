@@ -9,6 +9,7 @@ import { checkRequest, trustRedirect, UntrustedRequest, type TrustedTarget } fro
 import { authorizationResult, type IssuedGrant } from './issue.js';
 import type { AuthorizeRequest, RawParams } from './request.js';
 import { startSession, type SignedInUser, type StartedSession } from './sign-in.js';
+import { oauthRefusal, type SignInPath } from '../sign-in-pipeline.js';
 import { deliver, type AuthorizationAnswer } from './response.js';
 import type { LoginTransaction, LoginTransactions } from './transaction.js';
 import type { UpstreamLogin } from '../upstream/login.js';
@@ -33,7 +34,7 @@ export interface BrowserState {
 }
 
 export type AuthorizeOutcome =
-  | { kind: 'untrusted'; error: string; description: string }
+  | { kind: 'untrusted'; error: UntrustedRequest['error']; description: string }
   | { kind: 'answer'; answer: AuthorizationAnswer }
   | { kind: 'login'; handle: string; transaction: LoginTransaction }
   /** The login happens at an upstream provider: its transaction's cookie to set, and where to send the browser. */
@@ -92,21 +93,25 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
       'Cross-origin login could not be verified: this browser blocks third-party cookies and the application has no cross-origin verification page (cross_origin_loc).',
     );
   }
-  const user = await deps.storage.users.get(deps.tenantId, data.user_id);
-  if (!user || user.data.blocked) throw new AccessDenied('user is blocked');
+  const attempt = { path: 'cross-origin-ticket' as const, clientId: request.clientId, userId: data.user_id, connection: data.connection, amr: data.amr, refuse: browserRefusal };
   // Spent and turned into a session (with its code) together: a failure in between leaves the ticket unspent.
-  const started = await startSession(deps, {
-    client: target.client,
-    authorization: request,
-    earlierSession: browser.sessionHandle,
-    user: async (repos) => {
-      const redeemed = await deps.loginTickets.redeem(ticket, repos);
-      return redeemed && { userId: redeemed.user_id, connection: redeemed.connection, amr: redeemed.amr };
-    },
-  });
+  const started = await deps.users.signIn.run(attempt, () =>
+    startSession(deps, {
+      client: target.client,
+      authorization: request,
+      earlierSession: browser.sessionHandle,
+      user: async (repos) => {
+        const redeemed = await deps.loginTickets.redeem(ticket, repos);
+        return redeemed && { userId: redeemed.user_id, connection: redeemed.connection, amr: redeemed.amr };
+      },
+    }),
+  );
   if (!started) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
   return signedIn(request, target.client, started, deps);
 }
+
+/** What a browser sign-in answers a refused account with: the application gets `access_denied`. */
+export const browserRefusal = oauthRefusal(() => new AccessDenied('user is blocked'));
 
 /** The answer to a sign-in whose session (and code) `startSession` stored. */
 async function signedIn(request: AuthorizeRequest, client: CachedClient, started: StartedSession, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
@@ -142,12 +147,16 @@ export async function authorizeAuthenticated(
   raw: RawParams,
   browser: BrowserState,
   deps: AuthorizeDeps,
+  path: Extract<SignInPath, 'passwordless-link' | 'idp-initiated-saml'>,
   authenticate: (request: AuthorizeRequest) => Promise<SignedInUser>,
 ): Promise<AuthorizeOutcome> {
   return withTrustedTarget(raw, deps, async (target) => {
     const request = await checkRequest(raw, target, deps.config);
     const user = await authenticate(request);
-    const started = await startSession(deps, { client: target.client, authorization: request, earlierSession: browser.sessionHandle, user });
+    const attempt = { ...user, path, clientId: request.clientId, refuse: browserRefusal };
+    const started = await deps.users.signIn.run(attempt, () =>
+      startSession(deps, { client: target.client, authorization: request, earlierSession: browser.sessionHandle, user }),
+    );
     return signedIn(request, target.client, started, deps);
   });
 }

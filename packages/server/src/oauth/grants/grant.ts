@@ -3,6 +3,7 @@ import type { AuthenticatedClient } from '../client-auth.js';
 import type { OAuthConfig } from '../../services/config-cache.js';
 import type { DatabaseLogin } from '../../services/database-login.js';
 import type { Passwordless } from '../../services/passwordless.js';
+import type { SignInPipeline } from '../sign-in-pipeline.js';
 import type { TokenIssuer } from '../tokens.js';
 import type { UserTokens } from '../user-tokens.js';
 
@@ -25,6 +26,8 @@ export interface UserGrantServices {
   userTokens: UserTokens;
   databaseLogin: DatabaseLogin;
   passwordless: Passwordless;
+  /** The stages every sign-in passes after its credentials are verified. */
+  signIn: SignInPipeline;
   /** Key of the hashes that codes and refresh tokens are stored under. */
   handleKey: Buffer;
   now: () => Date;

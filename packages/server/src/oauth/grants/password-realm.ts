@@ -2,6 +2,7 @@ import type { DatabaseLoginResult } from '../../services/database-login.js';
 import { randomId } from '../../crypto/random.js';
 import { AccountBlockedAttempts, BlockedUser, InvalidRequest, PasswordLeaked, SuspiciousIp, UnauthorizedClient, WrongCredentials } from '../errors.js';
 import { splitScope } from '../scopes.js';
+import { oauthRefusal, type SignInAttempt } from '../sign-in-pipeline.js';
 import type { Grant, GrantContext } from './grant.js';
 
 export const PASSWORD_REALM_GRANT = 'http://auth0.com/oauth/grant-type/password-realm';
@@ -26,29 +27,37 @@ function failure(result: Exclude<DatabaseLoginResult, { ok: true }>): Error {
 }
 
 /** Both password grants: check the client may use it, log the user in against `realm`, issue tokens. */
-async function passwordLogin(grantType: string, realm: string | undefined, { params, client, users, ip }: GrantContext) {
+async function passwordLogin(grantType: typeof PASSWORD_REALM_GRANT | 'password', realm: string | undefined, { params, client, users, ip }: GrantContext) {
   if (!client.data.grant_types.includes(grantType)) throw new UnauthorizedClient(`Grant type '${grantType}' not allowed for the client.`);
   if (!params.username) throw new InvalidRequest('Missing required parameter: username');
   if (!params.password) throw new InvalidRequest('Missing required parameter: password');
   if (!realm) throw new InvalidRequest('Missing required parameter: realm');
   const result = await users.databaseLogin.login({ connection: realm, clientId: client.clientId, username: params.username, password: params.password, ip });
   if (!result.ok) throw failure(result);
-  return freshLoginTokens({ params, client, users }, result.userId);
+  const path = grantType === 'password' ? 'password-grant' : 'password-realm-grant';
+  return freshLoginTokens({ params, client, users }, { path, userId: result.userId, connection: result.connection, amr: ['pwd'], account: result.user });
 }
 
-/** Tokens of a login that just happened at the token endpoint (password or one-time code): a new grant. */
-export function freshLoginTokens({ params, client, users }: Pick<GrantContext, 'params' | 'client' | 'users'>, userId: string) {
-  return users.userTokens.tokenResponse({
+/**
+ * Tokens of a login that just happened at the token endpoint (password or one-time code): the sign-in stages,
+ * then a new grant.
+ */
+export function freshLoginTokens(
+  { params, client, users }: Pick<GrantContext, 'params' | 'client' | 'users'>,
+  signedIn: Omit<SignInAttempt, 'clientId' | 'refuse'>,
+) {
+  const attempt: SignInAttempt = { ...signedIn, clientId: client.clientId, refuse: oauthRefusal() };
+  return users.signIn.run(attempt, () => users.userTokens.tokenResponse({
     clientId: client.clientId,
     client: client.data,
-    userId,
+    userId: signedIn.userId,
     scopes: splitScope(params.scope),
     audience: params.audience,
     authTime: Math.floor(users.now().getTime() / 1000),
     grantId: randomId(32),
     certificateThumbprint: client.certificateThumbprint,
     idTokenSecret: client.secret,
-  });
+  }));
 }
 
 /** The platform's extension grant: resource-owner password against a named database connection (`realm`). */

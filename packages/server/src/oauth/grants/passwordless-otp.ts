@@ -32,6 +32,6 @@ export const passwordlessOtpGrant: Grant = {
     const checked = await users.passwordless.check({ clientId: client.clientId, connection: params.realm ?? '', address: params.username ?? '', code: params.otp ?? '', spend: true, ip });
     if (!checked.ok) throw otpFailure(checked.failure, params.username?.trim().startsWith('+') ? 'sms' : 'email');
     if (!checked.userId) throw new InvalidGrant('Wrong email or verification code.');
-    return freshLoginTokens({ params, client, users }, checked.userId);
+    return freshLoginTokens({ params, client, users }, { path: 'passwordless-otp-grant', userId: checked.userId, connection: checked.connection.name, amr: ['otp'] });
   },
 };

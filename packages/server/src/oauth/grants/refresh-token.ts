@@ -2,6 +2,7 @@ import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '
 import { splitScope } from '../scopes.js';
 import type { Grant } from './grant.js';
 import { revokeGrant } from '../grant-revocations.js';
+import { oauthRefusal, type SignInAttempt, type SignInRefusal } from '../sign-in-pipeline.js';
 
 /**
  * RFC 6749 6 with rotation: each use spends the presented token and answers its successor (oauth/refresh-tokens.ts
@@ -25,12 +26,17 @@ export const refreshTokenGrant: Grant = {
     const outside = requested.filter((scope) => !token.scopes.includes(scope));
     if (outside.length > 0) throw new InvalidScope(`The requested scope exceeds the original grant: ${outside.join(' ')}`);
     const user = await users.userTokens.loadUser(token.user_id);
-    if (!user || user.blocked) {
-      await revokeGrant(storage, tenantId, presented.family, users.now());
-      throw new InvalidGrant('Unknown or invalid refresh token.');
-    }
+    // A refused account (deleted or blocked since) ends the grant: its refresh tokens would be refused forever.
+    const refuse = async (refusal: SignInRefusal) => {
+      if (refusal.reason === 'blocked') {
+        await revokeGrant(storage, tenantId, presented.family, users.now());
+        return new InvalidGrant('Unknown or invalid refresh token.');
+      }
+      return oauthRefusal()(refusal);
+    };
+    const attempt: SignInAttempt = { path: 'refresh-token-grant', clientId: client.clientId, userId: token.user_id, connection: undefined, amr: [], account: user, refuse };
     // A narrower scope applies to this answer only; the next refresh token keeps the original grant.
-    const issued = await users.userTokens.tokenResponse({
+    return users.signIn.run(attempt, () => users.userTokens.tokenResponse({
       clientId: client.clientId,
       client: client.data,
       userId: token.user_id,
@@ -44,7 +50,6 @@ export const refreshTokenGrant: Grant = {
       certificateThumbprint: client.certificateThumbprint,
       idTokenSecret: client.secret,
       user,
-    });
-    return issued;
+    }));
   },
 };

@@ -3,7 +3,7 @@ import { deflateRawSync } from 'node:zlib';
 import { SignedXml } from 'xml-crypto';
 import type { SigningCertificates } from '../../keys/certificate.js';
 import type { SamlAddon } from '../../services/clients.js';
-import { escapeHtml as xml } from '../../text/html.js';
+import { rawXml, xml, type Xml } from '../../text/xml.js';
 import { HTTP_POST, HTTP_REDIRECT } from '../../services/connection-options/saml.js';
 import { decodeSamlMessage, hasDtd, readXml, textOf, type XmlDocument } from './xml.js';
 
@@ -96,7 +96,7 @@ export function samlIdentityProvider(deps: { certificates: SigningCertificates; 
   const entityId = `urn:latchkey:${deps.tenantId}`;
   const ssoUrl = (clientId: string) => `${deps.issuer}/samlp/${encodeURIComponent(clientId)}`;
 
-  function sign(document: string, element: 'Assertion' | 'Response', key: { certificate: string; privateKeyPem: string }): string {
+  function sign(document: Xml, element: 'Assertion' | 'Response', key: { certificate: string; privateKeyPem: string }): Xml {
     const signer = new SignedXml({
       privateKey: key.privateKeyPem,
       publicCert: key.certificate,
@@ -108,8 +108,9 @@ export function samlIdentityProvider(deps: { certificates: SigningCertificates; 
       transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
       digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
     });
-    signer.computeSignature(document, { location: { reference: `//*[local-name(.)='${element}']/*[local-name(.)='Issuer']`, action: 'after' }, prefix: 'ds' });
-    return signer.getSignedXml();
+    signer.computeSignature(String(document), { location: { reference: `//*[local-name(.)='${element}']/*[local-name(.)='Issuer']`, action: 'after' }, prefix: 'ds' });
+    // rawXml: the signer's output is our own document with its signature added.
+    return rawXml(signer.getSignedXml());
   }
 
   return {
@@ -126,54 +127,58 @@ export function samlIdentityProvider(deps: { certificates: SigningCertificates; 
       const probes = input.addon.nameIdentifierProbes ?? ['user_id'];
       const nameId = probes.map((field) => input.user[field]).find((value) => typeof value === 'string' && value !== '') as string | undefined;
       if (!nameId) throw new SamlRequestRefused('The user has none of the fields the application names as its NameID.');
-      const inResponseTo = input.inResponseTo ? ` InResponseTo="${xml(input.inResponseTo)}"` : '';
+      const inResponseTo = input.inResponseTo && xml` InResponseTo="${input.inResponseTo}"`;
       const mappings = { ...DEFAULT_MAPPINGS, ...(input.addon.mappings ?? {}) };
-      const attributes = Object.entries(mappings)
-        .flatMap(([field, name]) => {
-          const value = input.user[field];
-          if (value === undefined || value === null || value === '' || typeof value === 'object') return [];
-          return [`<saml:Attribute Name="${xml(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:uri"><saml:AttributeValue xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="xs:string">${xml(String(value))}</saml:AttributeValue></saml:Attribute>`];
-        })
-        .join('');
+      const attributes = Object.entries(mappings).flatMap(([field, name]) => {
+        const value = input.user[field];
+        if (value === undefined || value === null || value === '' || typeof value === 'object') return [];
+        return [xml`<saml:Attribute Name="${name}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:uri"><saml:AttributeValue xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="xs:string">${String(value)}</saml:AttributeValue></saml:Attribute>`];
+      });
       const assertionId = `_${randomBytes(20).toString('hex')}`;
-      const assertion =
-        `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${assertionId}" Version="2.0" IssueInstant="${now.toISOString()}">` +
-        `<saml:Issuer>${xml(entityId)}</saml:Issuer>` +
-        `<saml:Subject><saml:NameID Format="${xml(input.addon.nameIdentifierFormat ?? UNSPECIFIED)}">${xml(nameId)}</saml:NameID>` +
-        `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${until}" Recipient="${xml(recipient)}"${inResponseTo}/></saml:SubjectConfirmation></saml:Subject>` +
-        `<saml:Conditions NotBefore="${new Date(now.getTime() - 60_000).toISOString()}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${xml(input.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions>` +
-        `<saml:AuthnStatement AuthnInstant="${input.authnInstant.toISOString()}" SessionIndex="${xml(input.sessionIndex)}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:unspecified</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
-        (attributes ? `<saml:AttributeStatement>${attributes}</saml:AttributeStatement>` : '') +
-        `</saml:Assertion>`;
+      const assertion = xml`${[
+        xml`<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${assertionId}" Version="2.0" IssueInstant="${now.toISOString()}">`,
+        xml`<saml:Issuer>${entityId}</saml:Issuer>`,
+        xml`<saml:Subject><saml:NameID Format="${input.addon.nameIdentifierFormat ?? UNSPECIFIED}">${nameId}</saml:NameID>`,
+        xml`<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${until}" Recipient="${recipient}"${inResponseTo}/></saml:SubjectConfirmation></saml:Subject>`,
+        xml`<saml:Conditions NotBefore="${new Date(now.getTime() - 60_000).toISOString()}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${input.audience}</saml:Audience></saml:AudienceRestriction></saml:Conditions>`,
+        xml`<saml:AuthnStatement AuthnInstant="${input.authnInstant.toISOString()}" SessionIndex="${input.sessionIndex}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:unspecified</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>`,
+        attributes.length > 0 && xml`<saml:AttributeStatement>${attributes}</saml:AttributeStatement>`,
+        xml`</saml:Assertion>`,
+      ]}`;
       const signedAssertion = sign(assertion, 'Assertion', key);
-      let response =
-        `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomBytes(20).toString('hex')}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${xml(destination)}"${inResponseTo}>` +
-        `<saml:Issuer>${xml(entityId)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signedAssertion}</samlp:Response>`;
+      let response = xml`${[
+        xml`<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomBytes(20).toString('hex')}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${destination}"${inResponseTo}>`,
+        xml`<saml:Issuer>${entityId}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signedAssertion}</samlp:Response>`,
+      ]}`;
       if (input.addon.signResponse) response = sign(response, 'Response', key);
-      return Buffer.from(response, 'utf8').toString('base64');
+      return Buffer.from(String(response), 'utf8').toString('base64');
     },
 
     /** A successful LogoutResponse for the service provider's logout URL (redirect binding: deflated, base64). */
     logoutResponse(destination: string, inResponseTo: string | undefined): string {
-      const answer =
-        `<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomBytes(20).toString('hex')}" Version="2.0" IssueInstant="${deps.now().toISOString()}" Destination="${xml(destination)}"` +
-        `${inResponseTo ? ` InResponseTo="${xml(inResponseTo)}"` : ''}><saml:Issuer>${xml(entityId)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status></samlp:LogoutResponse>`;
-      return deflateRawSync(Buffer.from(answer, 'utf8')).toString('base64');
+      const answer = xml`${[
+        xml`<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_${randomBytes(20).toString('hex')}" Version="2.0" IssueInstant="${deps.now().toISOString()}" Destination="${destination}"`,
+        xml`${inResponseTo && xml` InResponseTo="${inResponseTo}"`}><saml:Issuer>${entityId}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status></samlp:LogoutResponse>`,
+      ]}`;
+      return deflateRawSync(Buffer.from(String(answer), 'utf8')).toString('base64');
     },
 
     /** The identity-provider metadata of one application's add-on. */
     async metadata(clientId: string): Promise<string> {
       const { certificate } = await deps.certificates.current();
       const der = certificate.replace(/-----(BEGIN|END) CERTIFICATE-----|\s+/g, '');
-      const sso = xml(ssoUrl(clientId));
-      return (
-        `<?xml version="1.0"?>\n<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${xml(entityId)}">` +
-        `<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol" WantAuthnRequestsSigned="false">` +
-        `<KeyDescriptor use="signing"><KeyInfo xmlns="http://www.w3.org/2000/09/xmldsig#"><X509Data><X509Certificate>${der}</X509Certificate></X509Data></KeyInfo></KeyDescriptor>` +
-        `<SingleLogoutService Binding="${HTTP_REDIRECT}" Location="${xml(`${ssoUrl(clientId)}/logout`)}"/><SingleLogoutService Binding="${HTTP_POST}" Location="${xml(`${ssoUrl(clientId)}/logout`)}"/>` +
-        `<NameIDFormat>${UNSPECIFIED}</NameIDFormat><NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</NameIDFormat>` +
-        `<SingleSignOnService Binding="${HTTP_REDIRECT}" Location="${sso}"/><SingleSignOnService Binding="${HTTP_POST}" Location="${sso}"/>` +
-        `</IDPSSODescriptor></EntityDescriptor>\n`
+      const sso = ssoUrl(clientId);
+      const slo = `${sso}/logout`;
+      return String(
+        xml`${[
+          xml`<?xml version="1.0"?>\n<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${entityId}">`,
+          xml`<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol" WantAuthnRequestsSigned="false">`,
+          xml`<KeyDescriptor use="signing"><KeyInfo xmlns="http://www.w3.org/2000/09/xmldsig#"><X509Data><X509Certificate>${der}</X509Certificate></X509Data></KeyInfo></KeyDescriptor>`,
+          xml`<SingleLogoutService Binding="${HTTP_REDIRECT}" Location="${slo}"/><SingleLogoutService Binding="${HTTP_POST}" Location="${slo}"/>`,
+          xml`<NameIDFormat>${UNSPECIFIED}</NameIDFormat><NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</NameIDFormat>`,
+          xml`<SingleSignOnService Binding="${HTTP_REDIRECT}" Location="${sso}"/><SingleSignOnService Binding="${HTTP_POST}" Location="${sso}"/>`,
+          xml`</IDPSSODescriptor></EntityDescriptor>\n`,
+        ]}`,
       );
     },
   };

@@ -1,16 +1,17 @@
 import type { EmailMessage } from './channels.js';
 
-import { escapeHtml as escape } from '../../text/html.js';
+import { html } from '../../text/html.js';
 
 /** One e-mail layout: a heading, paragraphs, and optionally one button-like link. Everything is escaped. */
 function email(to: string, subject: string, paragraphs: string[], link?: { url: string; label: string }): EmailMessage {
   const text = [...paragraphs, ...(link ? [`${link.label}: ${link.url}`] : [])].join('\n\n');
-  const html =
-    `<!DOCTYPE html><html><body style="font-family:sans-serif"><h1 style="font-size:20px">${escape(subject)}</h1>` +
-    paragraphs.map((paragraph) => `<p>${escape(paragraph)}</p>`).join('') +
-    (link ? `<p><a href="${escape(link.url)}">${escape(link.label)}</a></p><p style="color:#666;font-size:12px">${escape(link.url)}</p>` : '') +
-    '</body></html>';
-  return { to, subject, text, html };
+  const body = html`${[
+    html`<!DOCTYPE html><html><body style="font-family:sans-serif"><h1 style="font-size:20px">${subject}</h1>`,
+    paragraphs.map((paragraph) => html`<p>${paragraph}</p>`),
+    link && html`<p><a href="${link.url}">${link.label}</a></p><p style="color:#666;font-size:12px">${link.url}</p>`,
+    html`</body></html>`,
+  ]}`;
+  return { to, subject, text, html: String(body) };
 }
 
 /** The message templates (English): verification code, magic link, password reset, blocked account. */

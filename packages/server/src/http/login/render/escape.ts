@@ -1,4 +1,4 @@
-export { escapeHtml, jsonForScript } from '../../../text/html.js';
+export { escapeHtml, html, jsonForScript, raw, type Html } from '../../../text/html.js';
 
 /** A link target the page may write: http(s) or a path on this server; anything else (javascript:, data:) is dropped. */
 export function safeHref(target: string | undefined): string | undefined {

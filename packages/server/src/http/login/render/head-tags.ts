@@ -1,4 +1,4 @@
-import { escapeHtml } from './escape.js';
+import { escapeHtml, html, raw, type Html } from './escape.js';
 import type { HeadTag } from './model.js';
 import { fillScript } from './script-values.js';
 
@@ -54,25 +54,30 @@ const hasPlaceholder = (text: string) => /\{\{\s*[A-Za-z0-9_.-]+\s*\}\}/.test(te
  * One configured head tag as markup: a known head element, escaped attributes, its content as configured.
  * An inline script carries the response's CSP nonce; a script with `src` runs only from a host the policy lists.
  */
-export function renderHeadTag(tag: HeadTag, lookup: Lookup, nonce: string): string {
+export function renderHeadTag(tag: HeadTag, lookup: Lookup, nonce: string): Html | undefined {
   const name = tag.tag.toLowerCase();
   const src = scriptSource(tag);
-  if (!HEAD_ELEMENTS.has(name) || (src !== undefined && hasPlaceholder(src))) return '';
-  const attributes = Object.entries(tag.attributes ?? {})
-    .filter(([attribute]) => writableAttribute(attribute))
-    .map(([attribute, value]) => {
-      if (value === true) return ` ${attribute}`;
-      if (value === false || value === null || value === undefined) return '';
-      return ` ${attribute}="${escapeHtml(String(value).replace(PLACEHOLDER, (_whole, path: string) => asText(lookup(path))))}"`;
-    })
-    .join('') + (isInlineScript(tag) ? ` nonce="${escapeHtml(nonce)}"` : '');
-  if (VOID_ELEMENTS.has(name)) return `<${name}${attributes}>`;
+  if (!HEAD_ELEMENTS.has(name) || (src !== undefined && hasPlaceholder(src))) return undefined;
+  const attributes = [
+    ...Object.entries(tag.attributes ?? {})
+      .filter(([attribute]) => writableAttribute(attribute))
+      .map(([attribute, value]) => {
+        if (value === true) return html` ${attribute}`;
+        if (value === false || value === null || value === undefined) return undefined;
+        return html` ${attribute}="${String(value).replace(PLACEHOLDER, (_whole, path: string) => asText(lookup(path)))}"`;
+      }),
+    isInlineScript(tag) && html` nonce="${nonce}"`,
+  ];
+  if (VOID_ELEMENTS.has(name)) return html`<${name}${attributes}>`;
   const content = tag.content ?? '';
   const body =
     name === 'title'
-      ? escapeHtml(content.replace(PLACEHOLDER, (_whole, path: string) => asText(lookup(path))))
-      : closeProof(name, fillContent(name, content, lookup));
-  return `<${name}${attributes}>${body}</${name}>`;
+      ? // A title's text is escaped like any value (a title cannot hold markup).
+        content.replace(PLACEHOLDER, (_whole, path: string) => asText(lookup(path)))
+      : // raw: content as configured (tenant markup), its placeholders filled by fillContent for this element
+        // (script values, style-safe text or escaped HTML) and made unable to close it by closeProof.
+        raw(closeProof(name, fillContent(name, content, lookup)));
+  return html`<${name}${attributes}>${body}</${name}>`;
 }
 
 /** The CSP source of a fixed script address: its http(s) origin, or `'self'` for a path on this server. */

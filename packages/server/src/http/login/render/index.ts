@@ -1,5 +1,5 @@
 import { lookup, screenContext } from './context.js';
-import { escapeHtml, jsonForScript } from './escape.js';
+import { html, jsonForScript, raw, type Html } from './escape.js';
 import { renderHeadTag, scriptSources } from './head-tags.js';
 import type { PageModel } from './model.js';
 import { STYLESHEET } from './stylesheet.js';
@@ -12,23 +12,25 @@ const HEAD_SLOT = /\{%-?\s*auth0:head\s*-?%\}/;
 const WIDGET_SLOT = /\{%-?\s*auth0:widget\s*-?%\}/;
 
 /** The head tags Latchkey adds by default: viewport, icon, title and its own stylesheet. */
-function defaultHead(model: PageModel): string {
-  return (
-    `<meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<meta name="robots" content="noindex, nofollow">` +
-    `<link rel="icon" href="/favicon.ico" type="image/svg+xml">` +
-    `<title>${escapeHtml(pageTitle(model))}</title>` +
-    `<style nonce="${escapeHtml(model.cspNonce)}">${STYLESHEET}</style>`
-  );
+function defaultHead(model: PageModel): Html {
+  return html`${[
+    html`<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    html`<meta name="robots" content="noindex, nofollow">`,
+    html`<link rel="icon" href="/favicon.ico" type="image/svg+xml">`,
+    html`<title>${pageTitle(model)}</title>`,
+    // raw: our own constant stylesheet (a <style> element does not decode HTML escapes).
+    html`<style nonce="${model.cspNonce}">${raw(STYLESHEET)}</style>`,
+  ]}`;
 }
 
-function document(model: PageModel, head: string, body: string): string {
+function document(model: PageModel, head: Html, body: Html): string {
   const template = model.renderingConfig?.use_page_template ? model.pageTemplate : undefined;
   // A template without both slots cannot hold the page; it is ignored rather than half-applied.
+  // The template is the tenant's own markup, written as configured around our head and widget.
   if (template && HEAD_SLOT.test(template) && WIDGET_SLOT.test(template)) {
-    return template.replace(HEAD_SLOT, () => `<meta charset="utf-8">${head}`).replace(WIDGET_SLOT, () => body);
+    return template.replace(HEAD_SLOT, () => `<meta charset="utf-8">${head}`).replace(WIDGET_SLOT, () => String(body));
   }
-  return `<!DOCTYPE html><html lang="${escapeHtml(model.locale)}"><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
+  return String(html`<!DOCTYPE html><html lang="${model.locale}"><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`);
 }
 
 /**
@@ -39,10 +41,11 @@ function document(model: PageModel, head: string, body: string): string {
 function advancedPage(model: PageModel): string {
   const config = model.renderingConfig;
   const context = screenContext(model);
-  const configured = (config?.head_tags ?? []).map((tag) => renderHeadTag(tag, (path) => lookup(context, path), model.cspNonce)).join('');
-  const head = `${config?.default_head_tags_disabled ? '' : defaultHead(model)}${configured}`;
-  const data = `<script type="application/json" id="universal-login-context">${jsonForScript(context)}</script>`;
-  return document(model, head, `${data}<div id="latchkey-root">${renderWidget(model)}</div>`);
+  const configured = (config?.head_tags ?? []).map((tag) => renderHeadTag(tag, (path) => lookup(context, path), model.cspNonce));
+  const head = html`${!config?.default_head_tags_disabled && defaultHead(model)}${configured}`;
+  // raw: jsonForScript escapes for the script element it sits in, where HTML escaping would change the data.
+  const data = html`<script type="application/json" id="universal-login-context">${raw(jsonForScript(context))}</script>`;
+  return document(model, head, html`${data}<div id="latchkey-root">${renderWidget(model)}</div>`);
 }
 
 /** A hosted page as a complete HTML document. Every value from a request or a tenant setting is escaped. */

@@ -1,0 +1,153 @@
+import type { Storage } from '../storage/storage.js';
+import { AccessDenied, BlockedUser, type OAuthError } from './errors.js';
+
+/**
+ * The stages every sign-in passes, in this order, after its credentials are verified (a password, a one-time
+ * code, an upstream provider's answer, a login ticket, a refresh token). Each way of signing in verifies its own
+ * credentials, then hands the user to `SignInPipeline.run`, which runs these stages. A feature that applies to
+ * every sign-in (multi-factor, Actions, organizations, the tenant log) is one check added to one stage.
+ *
+ * - `credentials-verified`: the first stage, before any other check (the path verified them just before).
+ * - `account-checks`: the account may sign in (it exists and is not blocked). Brute-force protection and
+ *   breached-password detection are part of verifying a password (they need the password and are serialised
+ *   with it), so they run before the pipeline, in services/database-login.ts.
+ * - `multi-factor`, `post-login-actions`, `organization-membership`, `consent`: pass through until the issues that
+ *   fill them land (Latchkey keeps no consent yet: see authorize/flow.ts).
+ * - `session-and-tokens`: the path's own ending (an SSO session with its code or SAML answer, or tokens).
+ * - `event-recorded`: after the session or tokens exist.
+ */
+export const SIGN_IN_STAGES = [
+  'credentials-verified',
+  'account-checks',
+  'multi-factor',
+  'post-login-actions',
+  'organization-membership',
+  'consent',
+  'session-and-tokens',
+  'event-recorded',
+] as const;
+export type SignInStage = (typeof SIGN_IN_STAGES)[number];
+
+/** Every way a user signs in, browser and token endpoint alike. */
+export const SIGN_IN_PATHS = [
+  /** The hosted login page's password form. */
+  'login-page',
+  /** The hosted signup page (signs the new user in). */
+  'signup-page',
+  /** `/authorize?login_ticket=` after `/co/authenticate` (cross-origin login, password or one-time code). */
+  'cross-origin-ticket',
+  /** `/passwordless/verify_redirect` (a magic link or a code sent through the browser). */
+  'passwordless-link',
+  /** `/login/callback` after an upstream OpenID Connect or OAuth 2.0 provider. */
+  'upstream-oauth',
+  /** `/login/callback` with a SAML response to a login of ours. */
+  'upstream-saml',
+  /** `/login/callback` with a SAML response no login asked for. */
+  'idp-initiated-saml',
+  'password-grant',
+  'password-realm-grant',
+  'passwordless-otp-grant',
+  'refresh-token-grant',
+] as const;
+export type SignInPath = (typeof SIGN_IN_PATHS)[number];
+
+const ALL_STAGES: readonly SignInStage[] = SIGN_IN_STAGES;
+/** The token endpoint has no page to ask for consent on: its grants pass every stage but that one. */
+const TOKEN_ENDPOINT_STAGES = SIGN_IN_STAGES.filter((stage) => stage !== 'consent');
+/**
+ * A refresh continues a sign-in that passed every stage: the account is checked again and post-login Actions
+ * run again (as the platform runs them on refresh), but no second factor, membership or consent is asked for.
+ */
+const REFRESH_STAGES: readonly SignInStage[] = ['credentials-verified', 'account-checks', 'post-login-actions', 'session-and-tokens', 'event-recorded'];
+
+/** Which stages each path passes. */
+export const PATH_STAGES: Readonly<Record<SignInPath, readonly SignInStage[]>> = {
+  'login-page': ALL_STAGES,
+  'signup-page': ALL_STAGES,
+  'cross-origin-ticket': ALL_STAGES,
+  'passwordless-link': ALL_STAGES,
+  'upstream-oauth': ALL_STAGES,
+  'upstream-saml': ALL_STAGES,
+  'idp-initiated-saml': ALL_STAGES,
+  'password-grant': TOKEN_ENDPOINT_STAGES,
+  'password-realm-grant': TOKEN_ENDPOINT_STAGES,
+  'passwordless-otp-grant': TOKEN_ENDPOINT_STAGES,
+  'refresh-token-grant': REFRESH_STAGES,
+};
+
+/** Why a stage turned a sign-in down. */
+export type SignInRefusal = { reason: 'blocked' } | { reason: 'denied'; description: string };
+
+/** A user whose credentials were verified, on their way through the stages. */
+export interface SignInAttempt {
+  path: SignInPath;
+  clientId: string;
+  userId: string;
+  /** The connection that verified the credentials; undefined on a refresh (its chain does not record it). */
+  connection: string | undefined;
+  amr: readonly string[];
+  /** The account as the credential check left it, when it read it (saves the account check a read). */
+  account?: { blocked?: boolean | undefined } | undefined;
+  /** The error this path answers a refusal with (each surface has its own error family). */
+  refuse(refusal: SignInRefusal): Error | Promise<Error>;
+}
+
+/** A check of one stage: resolves to a refusal to turn the sign-in down, or to nothing to let it go on. */
+export type StageCheck = (attempt: Readonly<SignInAttempt>) => Promise<SignInRefusal | void>;
+
+export interface SignInPipelineDeps {
+  storage: Storage;
+  tenantId: string;
+}
+
+/** The OAuth answer to a refusal: `blocked` keeps the path's own wording, a denial is `access_denied`. */
+export function oauthRefusal(blocked: () => OAuthError = () => new BlockedUser()) {
+  return (refusal: SignInRefusal): OAuthError => (refusal.reason === 'blocked' ? blocked() : new AccessDenied(refusal.description));
+}
+
+export function signInPipeline(deps: SignInPipelineDeps) {
+  const checks = new Map<SignInStage, StageCheck[]>(SIGN_IN_STAGES.map((stage) => [stage, []]));
+
+  const accountChecks: StageCheck = async (attempt) => {
+    const account = attempt.account ?? (await deps.storage.users.get(deps.tenantId, attempt.userId))?.data;
+    if (!account || account.blocked) return { reason: 'blocked' };
+  };
+  checks.get('account-checks')?.push(accountChecks);
+
+  async function runStage(stage: SignInStage, attempt: SignInAttempt): Promise<void> {
+    for (const check of checks.get(stage) ?? []) {
+      const refusal = await check(attempt);
+      if (refusal) throw await attempt.refuse(refusal);
+    }
+  }
+
+  return {
+    /** Adds a check to a stage; it runs after the stage's earlier checks, on every path that passes the stage. */
+    use(stage: SignInStage, check: StageCheck): void {
+      checks.get(stage)?.push(check);
+    },
+
+    /**
+     * Runs the stages of `attempt.path` in order; `finish` is the path's `session-and-tokens` stage. A refusal
+     * throws the path's error before anything is issued. `finish` may answer undefined (nothing was left to spend:
+     * a login completed twice), and then no later stage runs.
+     */
+    async run<T>(attempt: SignInAttempt, finish: () => Promise<T>): Promise<T> {
+      let finished: T | undefined;
+      let done = false;
+      for (const stage of PATH_STAGES[attempt.path]) {
+        if (stage === 'session-and-tokens') {
+          finished = await finish();
+          done = true;
+          if (finished === undefined) return finished as T;
+        } else {
+          await runStage(stage, attempt);
+        }
+      }
+      if (!done) throw new Error(`The sign-in path '${attempt.path}' has no session-and-tokens stage.`);
+      return finished as T;
+    },
+  };
+}
+
+export type SignInPipeline = ReturnType<typeof signInPipeline>;
