@@ -106,9 +106,9 @@ export async function startFloor(kind: FloorKind, host: string, port: number): P
   app.get('/login', async (_request, reply) =>
     reply
       .type('text/html; charset=utf-8')
-      .send(`<!doctype html><title>Log in</title><form method="post"><input type="hidden" name="state" value="floor"><input type="hidden" name="_csrf" value="${randomBytes(16).toString('base64url')}"><input name="username"><input name="password" type="password"><button>Continue</button></form>`),
+      .send(`<!doctype html><title>Log in</title><form method="post"><input type="hidden" name="state" value="floor"><input name="username"><input name="password" type="password"><button>Continue</button></form>`),
   );
-  const loginForm = { type: 'object', required: ['username', 'password'], properties: { username: { type: 'string' }, password: { type: 'string' }, state: { type: 'string' }, _csrf: { type: 'string' } } } as const;
+  const loginForm = { type: 'object', required: ['username', 'password'], properties: { username: { type: 'string' }, password: { type: 'string' }, state: { type: 'string' } } } as const;
   app.post<{ Body: { username: string; password: string } }>('/login', { schema: { body: loginForm } }, async (request, reply) => {
     if (!(await verifyPassword(request.body.password, passwordHash))) return reply.code(400).send('wrong password');
     const issued = randomBytes(32).toString('base64url');

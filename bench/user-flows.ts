@@ -100,7 +100,7 @@ async function browserLogin(baseUrl: string, steps: LoginSteps): Promise<void> {
     method: 'POST',
     redirect: 'manual',
     headers: { cookie: cookieHeader(jar), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ state: field(html, 'state'), _csrf: field(html, '_csrf'), username: steps.username, password: steps.password }).toString(),
+    body: new URLSearchParams({ state: field(html, 'state'), username: steps.username, password: steps.password }).toString(),
   });
   await posted.arrayBuffer();
   const code = new URL(posted.headers.get('location') ?? 'x:', baseUrl).searchParams.get('code');

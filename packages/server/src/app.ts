@@ -7,9 +7,10 @@ import type { Server } from 'node:https';
 import { buildValidator } from './http/validation.js';
 import { managementRoutes } from './http/management/index.js';
 import { managementSurface } from './http/management/surface.js';
-import { loginRoutes } from './http/login/routes.js';
+import { loginScreenRoutes } from './http/login/login-screens.js';
+import { passwordlessScreenRoutes } from './http/login/passwordless-screens.js';
 import { resetPasswordRoutes } from './http/login/reset-password.js';
-import { signupRoutes } from './http/login/signup.js';
+import { signupScreenRoutes } from './http/login/signup-screens.js';
 import { authorizeRoutes } from './http/oauth/authorize.js';
 import { upstreamCallbackRoutes } from './http/oauth/upstream-callback.js';
 import { samlIdpRoutes } from './http/oauth/saml-idp.js';
@@ -77,8 +78,9 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(upstreamCallbackRoutes(registry));
     await surface.register(samlIdpRoutes(registry));
     await surface.register(logoutRoutes(registry));
-    await surface.register(loginRoutes(registry));
-    await surface.register(signupRoutes(registry));
+    await surface.register(loginScreenRoutes(registry));
+    await surface.register(passwordlessScreenRoutes(registry));
+    await surface.register(signupScreenRoutes(registry));
     await surface.register(resetPasswordRoutes(registry));
   });
 

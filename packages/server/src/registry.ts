@@ -16,6 +16,7 @@ import { federatedUsers } from './services/federated-users.js';
 import { signingKeys, type SigningKeys } from './keys/signing-keys.js';
 import type { ClientAuthDeps } from './oauth/client-auth.js';
 import { oauthConfigCache, type OAuthConfig } from './services/config-cache.js';
+import { hostedPrompts, type Prompts } from './services/prompts/hosted.js';
 import { grantRevocations, type GrantRevocations } from './oauth/grant-revocations.js';
 import type { UserGrantServices } from './oauth/grants/grant.js';
 import { tokenIssuer, type TokenIssuer } from './oauth/tokens.js';
@@ -57,6 +58,8 @@ export interface Registry {
   tokens: TokenIssuer;
   /** Clients, APIs and client grants as the OAuth endpoints read them (cached briefly). */
   oauthConfig: OAuthConfig;
+  /** The prompt settings and custom texts as the hosted pages read them (cached; other nodes' changes clear it). */
+  prompts: Prompts;
   /** Services of the user grants and of `/authorize`. */
   userGrants: UserGrantServices;
   sessions: Sessions;
@@ -164,6 +167,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       keys,
       tokens: tokenIssuer({ keys, issuerClaim, now }),
       oauthConfig,
+      prompts: hostedPrompts(oauthConfig),
       userGrants: {
         userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, managementAudience: managementApiIdentifier(config.issuer), handleKey, opaqueTokens, now }),
         databaseLogin: databaseLogin({

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieClient, decodeEntities, inputValue } from './support/browser-client.js';
+import { defaultTexts } from '../src/services/rendering/texts/index.js';
+import { CookieClient, decodeEntities, formAction, inputValue } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
@@ -11,6 +12,9 @@ import { DIALECTS } from './support/services.js';
 const REALM = 'http://auth0.com/oauth/grant-type/password-realm';
 
 const post = postJson;
+
+/** What the login page says when brute-force protection has blocked the account from this address. */
+const BLOCKED_TEXT = defaultTexts('login', 'en')['too-many-attempts'] ?? 'missing text';
 
 const passwordLogin = (server: TestServer, fx: LoginFixture, username: string, password: string) =>
   post(server, '/oauth/token', { grant_type: REALM, client_id: fx.web.clientId, client_secret: fx.web.clientSecret, username, password, realm: fx.connection, scope: 'openid' });
@@ -66,10 +70,11 @@ describe.each(DIALECTS)('brute-force protection and user blocks over a real sock
     const loginPath = start.headers.get('location') ?? '';
     const loginHtml = await (await browser.get(loginPath)).text();
     const pagePostedAt = performance.now();
-    const page = await browser.postForm(loginPath, { state: inputValue(loginHtml, 'state') ?? '', _csrf: inputValue(loginHtml, '_csrf') ?? '', username: email, password: fx.user.password });
+    const page = await browser.postForm(loginPath, { state: inputValue(loginHtml, 'state') ?? '', username: email, password: fx.user.password });
     expect(performance.now() - pagePostedAt).toBeGreaterThanOrEqual(740);
     expect(page.status).toBe(400);
-    expect(decodeEntities(await page.text())).toContain('Your account has been blocked after multiple consecutive login attempts');
+    expect(decodeEntities(await page.text())).toContain(BLOCKED_TEXT);
+    expect(browser.cookies.has('lk_session')).toBe(false);
     const co = await post(server, '/co/authenticate', { client_id: fx.spa.clientId, credential_type: REALM, username: email, password: fx.user.password, realm: fx.connection }, { origin: fx.spa.origin });
     expect([co.status, co.json.error]).toEqual([429, 'too_many_attempts']);
     // Other accounts from this address are not affected.
@@ -111,9 +116,10 @@ describe.each(DIALECTS)('brute-force protection and user blocks over a real sock
     const start = await browser.get(`/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code' }).toString()}`);
     const loginPath = start.headers.get('location') ?? '';
     const form = await (await browser.get(loginPath)).text();
-    const answer = await browser.postForm(loginPath, { state: inputValue(form, 'state') ?? '', _csrf: inputValue(form, '_csrf') ?? '', username: email, password: fx.user.password });
+    const answer = await browser.postForm(loginPath, { state: inputValue(form, 'state') ?? '', username: email, password: fx.user.password });
     expect(answer.status).toBe(400);
-    expect(decodeEntities(await answer.text())).toContain('Your account has been blocked after multiple consecutive login attempts');
+    expect(decodeEntities(await answer.text())).toContain(BLOCKED_TEXT);
+    expect(browser.cookies.has('lk_session')).toBe(false);
   });
 });
 
@@ -216,8 +222,10 @@ describe('breached-password detection', () => {
     const link = /(https?:\/\/\S+\/u\/reset-password\?ticket=[\w-]+)/.exec(mail?.channel === 'email' ? mail.message.text : '')?.[1] ?? '';
     const browser = new CookieClient(server.url);
     const form = await (await browser.get(decodeEntities(link))).text();
-    const fields = { ticket: inputValue(form, 'ticket') ?? '', _csrf: inputValue(form, '_csrf') ?? '' };
-    expect((await browser.postForm('/u/reset-password', { ...fields, password: 'A-fresh-Passw0rd', 'password-confirmation': 'A-fresh-Passw0rd' })).status).toBe(200);
+    const action = formAction(form) ?? '';
+    expect(action).toBe(`/u/reset-password?ticket=${new URL(decodeEntities(link)).searchParams.get('ticket') ?? 'missing'}`);
+    const fields = { state: inputValue(form, 'state') ?? '' };
+    expect((await browser.postForm(action, { ...fields, 'password-reset': 'A-fresh-Passw0rd', 're-enter-password': 'A-fresh-Passw0rd' })).status).toBe(200);
     expect((await passwordLogin(server, fx, 'notified@example.com', 'A-fresh-Passw0rd')).status).toBe(200);
   });
 

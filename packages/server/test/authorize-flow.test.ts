@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, inputValue } from './support/browser-client.js';
+import { defaultTexts } from '../src/services/rendering/texts/index.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
@@ -39,7 +40,6 @@ describe.each(DIALECTS)('/authorize and the hosted login page over a real socket
     const html = await page.text();
     const answer = await browser.postForm(loginPage.pathname + loginPage.search, {
       state: inputValue(html, 'state') ?? '',
-      _csrf: inputValue(html, '_csrf') ?? '',
       username: fx.user.email,
       password: fx.user.password,
     });
@@ -155,32 +155,61 @@ describe.each(DIALECTS)('/authorize and the hosted login page over a real socket
     const start = await browser.get(authorizeUrl({ response_type: 'code', state: 's' }));
     const loginPath = start.headers.get('location') ?? '';
     const html = await (await browser.get(loginPath)).text();
-    const fields = { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '' };
+    const fields = { state: inputValue(html, 'state') ?? '' };
     const wrongPassword = await browser.postForm(loginPath, { ...fields, username: fx.user.email, password: 'wrong password!' });
     const unknownUser = await browser.postForm(loginPath, { ...fields, username: 'nobody@example.com', password: 'wrong password!' });
     expect(wrongPassword.status).toBe(400);
     const wrongHtml = await wrongPassword.text();
     const unknownHtml = await unknownUser.text();
     const alert = (page: string) => /role="alert"[^>]*>([\s\S]*?)<\//.exec(page)?.[1]?.trim();
-    expect(alert(wrongHtml)).toBeTruthy();
+    expect(alert(wrongHtml)).toBe(`<p>${defaultTexts('login', 'en')['wrong-email-credentials'] ?? 'missing text'}`);
     expect(alert(wrongHtml)).toBe(alert(unknownHtml));
     expect(inputValue(wrongHtml, 'username')).toBe(fx.user.email);
     expect(wrongHtml).not.toContain('wrong password!');
   });
 
-  it('refuses a form post without the CSRF token or from a browser without the transaction cookie', async () => {
+  it('refuses a forged post: a foreign Origin gets 403, a post without the transaction cookie gets the expired-login page, a post to a screen not reached is sent back', async () => {
+    const admin = managementApi(server);
+    const loginsCount = async () => Number((await admin('GET', `/users/${encodeURIComponent(fx.user.userId)}`)).body.logins_count);
+    const countBefore = await loginsCount();
     const browser = new CookieClient(server.url);
-    const loginPath = (await browser.get(authorizeUrl({ response_type: 'code' }))).headers.get('location') ?? '';
+    const loginPath = (await browser.get(authorizeUrl({ response_type: 'code', state: 'genuine' }))).headers.get('location') ?? '';
     const html = await (await browser.get(loginPath)).text();
     const state = inputValue(html, 'state') ?? '';
-    const noCsrf = await browser.postForm(loginPath, { state, username: fx.user.email, password: fx.user.password });
-    expect(noCsrf.status).toBe(403);
-    expect(noCsrf.headers.get('location')).toBeNull();
+    expect(state).toBe(new URL(loginPath, server.url).searchParams.get('state'));
+    const credentials = { state, username: fx.user.email, password: fx.user.password };
+    const ours = new URL(server.registry.issuer).origin;
+    /** A refusal on an error page of ours: no redirect (to the application or elsewhere) and no session. */
+    const refusedOnPage = async (response: Response, status: number, message: string) => {
+      expect(response.status).toBe(status);
+      expect(response.headers.get('location')).toBeNull();
+      expect(response.headers.getSetCookie().some((line) => line.startsWith('lk_session='))).toBe(false);
+      expect(await response.text()).toContain(message);
+    };
+
+    // Another site's page posting the form, named by the browser in Origin or in Sec-Fetch-Site.
+    await refusedOnPage(await browser.postForm(loginPath, credentials, { origin: 'https://evil.example' }), 403, 'The form could not be verified.');
+    await refusedOnPage(await browser.postForm(loginPath, credentials, { 'sec-fetch-site': 'cross-site' }), 403, 'The form could not be verified.');
+    // A browser without the transaction cookie (SameSite=Lax keeps another site's post from sending it).
     const stranger = new CookieClient(server.url);
-    const elsewhere = await stranger.postForm(loginPath, { state, _csrf: inputValue(html, '_csrf') ?? '', username: fx.user.email, password: fx.user.password });
-    expect(elsewhere.status).toBe(400);
-    expect(elsewhere.headers.get('location')).toBeNull();
+    await refusedOnPage(await stranger.postForm(loginPath, credentials, { origin: ours }), 400, 'This login has expired');
     expect(stranger.cookies.has('lk_session')).toBe(false);
+    // A body naming another transaction than the URL.
+    await refusedOnPage(await browser.postForm(loginPath, { ...credentials, state: 'another-state' }), 400, 'The form does not name its login (state).');
+    // A password posted to the password screen before any identifier was given there: back to login-id.
+    const notReached = await browser.postForm(`/u/login/password?state=${encodeURIComponent(state)}`, credentials, { origin: ours });
+    expect(notReached.status).toBe(302);
+    expect(notReached.headers.get('location')).toBe(`/u/login/identifier?state=${encodeURIComponent(state)}`);
+    expect(notReached.headers.getSetCookie().some((line) => line.startsWith('lk_session='))).toBe(false);
+    expect(browser.cookies.has('lk_session')).toBe(false);
+    expect(await loginsCount()).toBe(countBefore);
+
+    // None of it spent the transaction: the page's own post, from our origin, logs in.
+    const genuine = await browser.postForm(loginPath, credentials, { origin: ours, 'sec-fetch-site': 'same-origin' });
+    expect(genuine.status).toBe(302);
+    expect(new URL(genuine.headers.get('location') ?? '').searchParams.get('state')).toBe('genuine');
+    expect(browser.cookies.has('lk_session')).toBe(true);
+    expect(await loginsCount()).toBe(countBefore + 1);
   });
 
   it('answers every response type and mode from the session (prompt=none), with nonce, at_hash and c_hash', async () => {

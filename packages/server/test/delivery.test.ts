@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieClient, decodeEntities, inputValue } from './support/browser-client.js';
+import { CookieClient, decodeEntities, formAction, inputValue } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 
@@ -101,10 +101,20 @@ describe('e-mail and SMS delivery', () => {
 
       // The link from the e-mail sets a new password.
       const browser = new CookieClient(server.url);
-      const form = await (await browser.get(decodeEntities(link ?? ''))).text();
-      const fields = { ticket: inputValue(form, 'ticket') ?? '', _csrf: inputValue(form, '_csrf') ?? '' };
-      const done = await browser.postForm('/u/reset-password', { ...fields, password: 'Brand-new-passw0rd', 'password-confirmation': 'Brand-new-passw0rd' });
+      const linkUrl = new URL(decodeEntities(link ?? ''));
+      const form = await (await browser.get(linkUrl.href)).text();
+      const action = formAction(form) ?? '';
+      expect(action).toBe(`/u/reset-password?ticket=${linkUrl.searchParams.get('ticket') ?? 'missing'}`);
+      const fields = { state: inputValue(form, 'state') ?? '' };
+      const done = await browser.postForm(action, { ...fields, 'password-reset': 'Brand-new-passw0rd', 're-enter-password': 'Brand-new-passw0rd' });
       expect(done.status).toBe(200);
+      // The new password is the one that now logs in.
+      const login = await fetch(`${server.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'http://auth0.com/oauth/grant-type/password-realm', client_id: fx.web.clientId, client_secret: fx.web.clientSecret, username: fx.user.email, password: 'Brand-new-passw0rd', realm: fx.connection }),
+      });
+      expect(login.status).toBe(200);
     });
 
     it('posts text messages to the provider as documented JSON with the bearer token, and reports its failures', async () => {

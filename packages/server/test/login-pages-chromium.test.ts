@@ -65,8 +65,13 @@ describe('hosted pages for a new user in Chromium', () => {
     expect(await page.getByLabel('Username or e-mail address').count()).toBe(0);
     await field.fill(fx.user.email);
     await page.getByLabel('Password', { exact: true }).fill('not the password');
-    await Promise.all([page.waitForURL(/\/u\/login/), page.click('button[type="submit"]')]);
-    expect(await page.textContent('#page-error')).toContain('Wrong e-mail address or password.');
+    await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+    expect(new URL(page.url()).pathname).toBe('/u/login');
+    expect(await page.getAttribute('main', 'data-screen')).toBe('login');
+    expect(await page.textContent('#page-error')).toContain('The e-mail address or password is not correct.');
+    // The typed address is kept for the next attempt, the password never.
+    expect(await field.inputValue()).toBe(fx.user.email);
+    expect(await page.getByLabel('Password', { exact: true }).inputValue()).toBe('');
     await close();
   });
 
@@ -83,31 +88,34 @@ describe('hosted pages for a new user in Chromium', () => {
     expect(await standard.page.isVisible('#password-rules')).toBe(true);
     expect(await standard.page.getAttribute('#field-password', 'aria-describedby')).toBe('password-rules');
     expect(await rulesOf(standard.page)).toEqual([
-      'At least 8 characters in length',
-      'Contain at least 3 of the following 4 types of characters:',
-      ' lower case letters (a-z)',
-      ' upper case letters (A-Z)',
-      ' numbers (i.e. 0-9)',
-      ' special characters (e.g. !@#$%^&*)',
+      'At least 8 characters',
+      'At least 3 of these 4 kinds of characters:',
+      ' Lower-case letters (a-z)',
+      ' Upper-case letters (A-Z)',
+      ' Digits (0-9)',
+      ' Special characters (such as !@#$%^&*)',
     ]);
     await standard.close();
 
     const strictPage = await open({ screen_hint: 'signup', connection: strict });
     const rules = await rulesOf(strictPage.page);
-    expect(rules[0]).toBe('At least 12 characters in length');
+    expect(rules[0]).toBe('At least 12 characters');
     expect(rules.slice(-3)).toEqual([
-      'No more than 2 identical characters in a row (e.g., "aaa" not allowed)',
+      'No character more than 2 times in a row (so not "aaa")',
       'Not a commonly used password',
-      'Not based on your name, user name or e-mail address',
+      'Not based on your name, username or e-mail address',
     ]);
     await strictPage.close();
   });
 
   it('shows the reset e-mail in a readable outbox whose link opens the reset page, which leads back to the application', async () => {
     const { page, close } = await open({});
-    await Promise.all([page.waitForURL(/\/u\/reset-password\/request/), page.getByRole('link', { name: 'Forgot your password?' }).click()]);
+    await Promise.all([page.waitForURL(/\/u\/reset-password\/request\//), page.getByRole('link', { name: 'Forgot your password?' }).click()]);
+    // The request screen is the one of the login's database connection.
+    expect(new URL(page.url()).pathname).toBe(`/u/reset-password/request/${encodeURIComponent(fx.connection)}`);
     await page.getByLabel('E-mail address').fill(fx.user.email);
-    await Promise.all([page.waitForURL(/\/u\/reset-password\/request/), page.click('button[type="submit"]')]);
+    await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+    expect(await page.getAttribute('main', 'data-screen')).toBe('reset-password-email');
     expect(await page.textContent('h1')).toBe('Check your e-mail');
 
     await page.goto(`${server.url}/dev/outbox`);
@@ -117,11 +125,15 @@ describe('hosted pages for a new user in Chromium', () => {
     const link = message.getByRole('link', { name: /\/u\/reset-password\?ticket=/ });
     await Promise.all([page.waitForURL(/\/u\/reset-password\?ticket=/), link.click()]);
 
-    expect(await rulesOf(page)).toContain('At least 8 characters in length');
-    await page.fill('#field-password', 'Brand-new-passw0rd');
-    await page.fill('#field-password-confirmation', 'Brand-new-passw0rd');
-    await Promise.all([page.waitForURL(/\/u\/reset-password$/), page.click('button[type="submit"]')]);
-    expect(await page.textContent('h1')).toBe('Password changed');
+    expect(await page.getAttribute('main', 'data-screen')).toBe('reset-password');
+    expect(await rulesOf(page)).toContain('At least 8 characters');
+    expect(await page.getAttribute('#field-password-reset', 'aria-describedby')).toBe('password-rules');
+    await page.getByLabel('New password', { exact: true }).fill('Brand-new-passw0rd');
+    await page.getByLabel('New password again', { exact: true }).fill('Brand-new-passw0rd');
+    await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+    expect(new URL(page.url()).pathname).toBe('/u/reset-password');
+    expect(await page.getAttribute('main', 'data-screen')).toBe('reset-password-success');
+    expect(await page.textContent('h1')).toBe('Your password was changed');
     const back = page.getByRole('link', { name: /^Back to Web / });
     expect(await back.getAttribute('href')).toBe('https://app.example.com/');
     await close();

@@ -5,6 +5,7 @@ import { HOSTILE_SCRIPT_VALUE } from './support/hostile-values.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
+import { en } from '../src/services/rendering/texts/en.js';
 
 const HOSTILE_HINT = `"><img src=x onerror="window.__pwned='attr'"></script><script>window.__pwned='script'</script>\u2028`;
 
@@ -28,11 +29,8 @@ describe('advanced rendering of the login screen in Chromium', () => {
       default_head_tags_disabled: false,
       head_tags: [
         { tag: 'meta', attributes: { name: 'latchkey-test', content: 'configured' } },
-        {
-          tag: 'script',
-          content:
-            "document.addEventListener('DOMContentLoaded', function () { var c = JSON.parse(document.getElementById('universal-login-context').textContent); var p = document.createElement('pre'); p.id = 'seen'; p.textContent = JSON.stringify(c); document.body.appendChild(p); });",
-        },
+        // A configured script runs after the context is set, as a tenant's bundle does: it records what it read.
+        { tag: 'script', content: 'window.__seenByHeadScript = JSON.stringify(window.universal_login_context);' },
       ],
       filters: { match_type: 'includes_any', clients: [{ id: fx.web.clientId }] },
     });
@@ -57,14 +55,23 @@ describe('advanced rendering of the login screen in Chromium', () => {
     });
     await page.goto(authorizeUrl(fx.web.clientId));
     expect(await page.getAttribute('meta[name="latchkey-test"]', 'content')).toBe('configured');
-    await page.waitForSelector('#seen');
-    const seen = JSON.parse((await page.textContent('#seen')) ?? '{}') as Record<string, Record<string, unknown>>;
+    const seen = (await page.evaluate(() => (window as unknown as { universal_login_context?: unknown }).universal_login_context)) as Record<string, Record<string, unknown>>;
+    // The configured head script saw the same context: it is set before the configured tags run.
+    expect(JSON.parse((await page.evaluate(() => (window as unknown as { __seenByHeadScript?: string }).__seenByHeadScript)) ?? 'null')).toEqual(seen);
+    expect(seen.prompt).toEqual({ name: 'login' });
+    expect(seen.screen?.name).toBe('login');
+    expect(seen.client?.id).toBe(fx.web.clientId);
+    expect(typeof seen.transaction?.state).toBe('string');
     expect(seen.tenant?.friendly_name).toBeDefined();
     expect((seen.client?.metadata as Record<string, string>).brand).toBe('teal');
     expect((seen.untrusted_data?.authorization_params as Record<string, string>).login_hint).toBe(HOSTILE_HINT);
     expect(JSON.stringify(seen)).not.toContain(fx.web.clientSecret);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
     expect(await page.locator('img[src="x"]').count()).toBe(0);
+    // The body is left to the tenant's bundle: no widget, no form, no other script.
+    expect(await page.evaluate(() => document.body.childElementCount)).toBe(0);
+    expect(await page.locator('form').count()).toBe(0);
+    expect(await page.locator('script[type="application/json"]').count()).toBe(0);
     expect(dialogs).toEqual([]);
     await context.close();
   });
@@ -168,12 +175,32 @@ describe('placeholders in advanced screens and their script policy in Chromium',
       expect(first[field], field).toEqual([...Array(5).fill(HOSTILE_SCRIPT_VALUE), 'comments']);
     }
 
-    // Submitted form data comes back on the refused attempt's page, again only as data.
-    await page.fill('#field-username', HOSTILE_SCRIPT_VALUE);
-    const typed = await page.inputValue('#field-username');
-    await page.fill('#field-password', 'not the password');
-    await Promise.all([page.waitForURL(/\/u\/login/), page.click('button[type="submit"]')]);
-    await page.waitForSelector('#page-error');
+    // Submitted form data comes back on the refused attempt's page, again only as data. The advanced page has no
+    // form of its own: the test posts one as a tenant's bundle would, to the page's URL with the context's state.
+    const typed = await page.evaluate((value) => {
+      const context = (window as unknown as { universal_login_context: { transaction: { state: string } } }).universal_login_context;
+      const form = document.createElement('form');
+      form.method = 'post';
+      form.action = location.href;
+      const fields = { state: context.transaction.state, username: value, password: 'not the password' };
+      for (const [name, text] of Object.entries(fields)) {
+        const input = document.createElement('input');
+        input.name = name;
+        input.value = text;
+        form.append(input);
+      }
+      document.body.append(form);
+      return (form.elements.namedItem('username') as HTMLInputElement).value;
+    }, HOSTILE_SCRIPT_VALUE);
+    await Promise.all([page.waitForNavigation(), page.evaluate(() => document.querySelector('form')?.submit())]);
+    expect(page.url()).toMatch(/\/u\/login\?state=/);
+    const refused = await page.evaluate(
+      () => (window as unknown as { universal_login_context: { transaction: { errors?: { code: string; message: string }[] }; untrusted_data: unknown } }).universal_login_context,
+    );
+    expect(refused.transaction.errors?.map((error) => error.code)).toEqual(['wrong-email-credentials']);
+    expect(refused.transaction.errors?.[0]?.message).toBe(en.shared.credentialErrors['wrong-email-credentials']);
+    // The password is never written back, not even as submitted form data.
+    expect(JSON.stringify(refused)).not.toContain('not the password');
     expect(typed).toContain(`';globalThis.pwned`);
     expect((await seen()).username).toEqual([...Array(5).fill(typed), 'comments']);
     expect(await pwned()).toBeUndefined();

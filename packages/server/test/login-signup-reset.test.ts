@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieClient, inputValue } from './support/browser-client.js';
+import { CookieClient, formAction, inputValue } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, USER_PASSWORD, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
@@ -34,15 +34,15 @@ describe.each(DIALECTS)('hosted signup and password reset over a real socket (%s
     expect(new URL(path, server.url).pathname).toBe('/u/signup');
     expect(html).toMatch(/name="email"/);
     expect(html).toMatch(/name="password"/);
-    const fields = { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '' };
+    const fields = { state: inputValue(html, 'state') ?? '' };
 
     const weak = await browser.postForm(path, { ...fields, email: `new-${dialect}@example.com`, password: 'short' });
     expect(weak.status).toBe(400);
     const weakPage = await weak.text();
     expect(weakPage).toMatch(/role="alert"/);
     // The connection's policy (the default, good) is spelled out under the message.
-    expect(weakPage).toContain('<p class="detail">* At least 8 characters in length</p>');
-    expect(weakPage).toContain('<p class="detail"> * special characters (e.g. !@#$%^&amp;*)</p>');
+    expect(weakPage).toContain('<p class="detail">* At least 8 characters</p>');
+    expect(weakPage).toContain('<p class="detail"> * Special characters (such as !@#$%^&amp;*)</p>');
     const taken = await browser.postForm(path, { ...fields, email: fx.user.email, password: 'A-strong-passw0rd' });
     expect(taken.status).toBe(400);
 
@@ -67,7 +67,7 @@ describe.each(DIALECTS)('hosted signup and password reset over a real socket (%s
     const allow = dialect === 'sqlite' ? [sql`drop trigger refuse_session`] : [sql`drop trigger refuse_session on artifacts`, sql`drop function refuse_session()`];
     const browser = new CookieClient(server.url);
     const { path, html } = await openPage(browser, {});
-    const form = { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '', username: fx.user.email, password: USER_PASSWORD };
+    const form = { state: inputValue(html, 'state') ?? '', username: fx.user.email, password: USER_PASSWORD };
     for (const statement of refuse) await statement.execute(db);
     try {
       expect((await browser.postForm(path, form)).status).toBe(500);
@@ -84,10 +84,17 @@ describe.each(DIALECTS)('hosted signup and password reset over a real socket (%s
   it('the reset request page answers alike for known and unknown addresses and sends nothing it should not', async () => {
     const browser = new CookieClient(server.url);
     const login = await openPage(browser, {});
-    const resetLink = /href="(\/u\/reset-password\/request\?state=[^"]+)"/.exec(login.html)?.[1]?.replaceAll('&amp;', '&') ?? '';
-    expect(resetLink).not.toBe('');
+    const state = new URL(login.path, server.url).searchParams.get('state') ?? '';
+    // The request screen of the login's database connection.
+    const resetLink = `/u/reset-password/request/${encodeURIComponent(fx.connection)}?state=${encodeURIComponent(state)}`;
+    expect(login.html).toContain(`href="${resetLink}"`);
+    // The earlier address, without the connection, leads there.
+    const earlier = await browser.get(`/u/reset-password/request?state=${encodeURIComponent(state)}`);
+    expect([earlier.status, earlier.headers.get('location')]).toEqual([302, resetLink]);
     const page = await (await browser.get(resetLink)).text();
-    const fields = { state: inputValue(page, 'state') ?? '', _csrf: inputValue(page, '_csrf') ?? '' };
+    expect(formAction(page)).toBe(resetLink);
+    const fields = { state: inputValue(page, 'state') ?? '' };
+    expect(fields.state).toBe(state);
     const known = await browser.postForm(resetLink, { ...fields, email: fx.user.email });
     const unknown = await browser.postForm(resetLink, { ...fields, email: 'nobody@example.com' });
     expect(known.status).toBe(200);
@@ -123,17 +130,24 @@ describe.each(DIALECTS)('hosted signup and password reset over a real socket (%s
 
     const browser = new CookieClient(server.url);
     const form = await (await browser.get(ticketUrl.pathname + ticketUrl.search)).text();
-    const fields = { ticket: inputValue(form, 'ticket') ?? '', _csrf: inputValue(form, '_csrf') ?? '' };
-    expect(fields.ticket).toBe(ticketUrl.searchParams.get('ticket'));
-    expect((await browser.postForm('/u/reset-password', { ...fields, password: 'New-passw0rd!', 'password-confirmation': 'different' })).status).toBe(400);
-    const tooWeak = await browser.postForm('/u/reset-password', { ...fields, password: 'weakling', 'password-confirmation': 'weakling' });
+    // The form posts to the ticket's own URL, with the ticket's form token as `state`.
+    const action = formAction(form) ?? '';
+    expect(action).toBe(`/u/reset-password?ticket=${ticketUrl.searchParams.get('ticket') ?? 'missing'}`);
+    const fields = { state: inputValue(form, 'state') ?? '' };
+    expect(fields.state).not.toBe('');
+    const mismatched = await browser.postForm(action, { ...fields, 'password-reset': 'New-passw0rd!', 're-enter-password': 'different' });
+    expect(mismatched.status).toBe(400);
+    expect(await mismatched.text()).toContain('The two passwords are different.');
+    const tooWeak = await browser.postForm(action, { ...fields, 'password-reset': 'weakling', 're-enter-password': 'weakling' });
     expect(tooWeak.status).toBe(400);
-    expect(await tooWeak.text()).toContain('Contain at least 3 of the following 4 types of characters:');
-    expect((await browser.postForm('/u/reset-password', { ticket: fields.ticket, password: 'New-passw0rd!', 'password-confirmation': 'New-passw0rd!' })).status).toBe(403);
-    const done = await browser.postForm('/u/reset-password', { ...fields, password: 'New-passw0rd!', 'password-confirmation': 'New-passw0rd!' });
+    expect(await tooWeak.text()).toContain('At least 3 of these 4 kinds of characters:');
+    // Without the form token, or from another site's page, nothing is changed.
+    expect((await browser.postForm(action, { 'password-reset': 'New-passw0rd!', 're-enter-password': 'New-passw0rd!' })).status).toBe(403);
+    expect((await browser.postForm(action, { ...fields, 'password-reset': 'New-passw0rd!', 're-enter-password': 'New-passw0rd!' }, { origin: 'https://evil.example' })).status).toBe(403);
+    const done = await browser.postForm(action, { ...fields, 'password-reset': 'New-passw0rd!', 're-enter-password': 'New-passw0rd!' });
     expect(done.status).toBe(200);
     expect(await done.text()).toContain('https://app.example.com/welcome-back');
-    const again = await browser.postForm('/u/reset-password', { ...fields, password: 'Other-passw0rd!', 'password-confirmation': 'Other-passw0rd!' });
+    const again = await browser.postForm(action, { ...fields, 'password-reset': 'Other-passw0rd!', 're-enter-password': 'Other-passw0rd!' });
     expect(again.status).toBe(400);
 
     const token = async (password: string) =>

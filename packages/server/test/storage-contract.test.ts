@@ -389,6 +389,56 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
     });
   });
 
+  describe('prompt custom texts', () => {
+    const tenant = 'tenant-custom-texts';
+    beforeAll(async () => {
+      await storage.tenants.insertIfMissing(tenant, {}, tick());
+    });
+
+    it('has nothing for a prompt and language never written', async () => {
+      expect(await storage.promptCustomTexts.get(tenant, 'login', 'en')).toBeUndefined();
+    });
+
+    it('replaces the whole document of one prompt and language, and announces the write', async () => {
+      const announced: string[] = [];
+      storage.onChange((table) => announced.push(table));
+      await storage.promptCustomTexts.put(tenant, 'login', 'en', { login: { title: 'One', description: 'ünïcødé ✓ ${userName}' } });
+      await storage.promptCustomTexts.put(tenant, 'login', 'en', { login: { buttonText: 'Two' } });
+      expect(await storage.promptCustomTexts.get(tenant, 'login', 'en')).toEqual({ login: { buttonText: 'Two' } });
+      expect(announced.filter((table) => table === 'prompt_custom_texts')).toHaveLength(2);
+    });
+
+    it('keeps prompts, languages (matched exactly) and tenants apart', async () => {
+      await storage.promptCustomTexts.put(tenant, 'login', 'pt-BR', { login: { title: 'Olá' } });
+      await storage.promptCustomTexts.put(tenant, 'login-id', 'en', { 'login-id': { title: 'Id' } });
+      await storage.promptCustomTexts.put(tenantB, 'login', 'en', { login: { title: 'B' } });
+      expect(await storage.promptCustomTexts.get(tenant, 'login', 'pt-BR')).toEqual({ login: { title: 'Olá' } });
+      expect(await storage.promptCustomTexts.get(tenant, 'login', 'pt-br')).toBeUndefined();
+      expect(await storage.promptCustomTexts.get(tenant, 'login-id', 'en')).toEqual({ 'login-id': { title: 'Id' } });
+      expect(await storage.promptCustomTexts.get(tenant, 'login', 'en')).toEqual({ login: { buttonText: 'Two' } });
+      expect(await storage.promptCustomTexts.get(tenantB, 'login', 'en')).toEqual({ login: { title: 'B' } });
+    });
+
+    it('roll back with the transaction that wrote them', async () => {
+      const failure = new Error('boom');
+      const outcome = storage.transaction(async (repos) => {
+        await repos.promptCustomTexts.put(tenant, 'login', 'en', { login: { title: 'rolled back' } });
+        await repos.promptCustomTexts.put(tenant, 'signup', 'en', { signup: { title: 'rolled back' } });
+        expect(await repos.promptCustomTexts.get(tenant, 'signup', 'en')).toEqual({ signup: { title: 'rolled back' } });
+        throw failure;
+      });
+      await expect(outcome).rejects.toBe(failure);
+      expect(await storage.promptCustomTexts.get(tenant, 'login', 'en')).toEqual({ login: { buttonText: 'Two' } });
+      expect(await storage.promptCustomTexts.get(tenant, 'signup', 'en')).toBeUndefined();
+    });
+
+    it('refuse texts of a tenant that does not exist', async () => {
+      const error = await storage.promptCustomTexts.put('no-such-tenant', 'login', 'en', {}).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Error);
+      expect(await storage.promptCustomTexts.get('no-such-tenant', 'login', 'en')).toBeUndefined();
+    });
+  });
+
   describe('transactions', () => {
     it('commit everything and return the result of the work', async () => {
       const result = await storage.transaction(async (repos) => {

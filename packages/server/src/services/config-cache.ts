@@ -1,6 +1,7 @@
 import type { ClientGrantData } from './client-grants.js';
 import type { ClientData } from './clients.js';
 import type { ConnectionData } from './connections.js';
+import type { CustomTexts } from './prompts/custom-texts.js';
 import type { ResourceServerData } from './resource-servers.js';
 import type { TenantDocument } from './tenant-settings.js';
 import type { ChangedTable } from '../storage/repositories/index.js';
@@ -21,11 +22,11 @@ export interface OAuthConfigDeps {
   nowMs?: () => number;
 }
 
-const CACHED_TABLES: ReadonlySet<ChangedTable> = new Set(['clients', 'resource_servers', 'client_grants', 'connections', 'tenants', 'rendering_configs']);
+const CACHED_TABLES: ReadonlySet<ChangedTable> = new Set(['clients', 'resource_servers', 'client_grants', 'connections', 'tenants', 'rendering_configs', 'prompt_custom_texts']);
 
 /**
- * The clients, APIs, client grants, database connections, tenant settings and rendering configurations that
- * every token request and login reads, kept for a short while. Three indexed
+ * The clients, APIs, client grants, database connections, tenant settings, rendering configurations and custom
+ * texts that every token request and login reads, kept for a short while. Three indexed
  * lookups cost a client-credentials request about a fifth of its time on SQLite (bench/). A write through this
  * process clears the cache at once, and so does a write through another node that the change bus reports
  * (services/change-bus: PostgreSQL LISTEN/NOTIFY or Redis pub/sub); without a bus, such a write is seen after at
@@ -85,6 +86,17 @@ export function oauthConfigCache(deps: OAuthConfigDeps) {
     /** The stored rendering configuration of one prompt and screen (the hosted pages apply it). */
     renderingConfig: (prompt: string, screen: string): Promise<Record<string, unknown> | undefined> =>
       cached(`rc:${prompt}\n${screen}`, async () => (await storage.renderingConfigs.get<Record<string, unknown>>(tenantId, prompt, screen))?.data),
+    /**
+     * The stored custom texts of one prompt in one language (the hosted pages show them); frozen, since every
+     * request that reads them shares the one object.
+     */
+    customTexts: (prompt: string, language: string): Promise<Readonly<CustomTexts> | undefined> =>
+      cached(`ct:${prompt}\n${language}`, async () => {
+        const texts = await storage.promptCustomTexts.get<CustomTexts>(tenantId, prompt, language);
+        if (!texts) return undefined;
+        for (const screen of Object.values(texts)) Object.freeze(screen);
+        return Object.freeze(texts);
+      }),
     clientGrant: (clientId: string, audience: string): Promise<ClientGrantData | undefined> =>
       cached(`g:${clientId}\n${audience}`, async () => (await storage.clientGrants.findOne(tenantId, { client_id: clientId, audience }))?.data),
   };

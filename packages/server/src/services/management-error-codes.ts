@@ -46,7 +46,8 @@ export const MANAGEMENT_ERRORS = {
   feature_disabled: { statuses: [403], when: '`This tenant does not have Advanced Customizations enabled.`' },
   forbidden: { statuses: [403], when: 'the operation is not allowed for this caller or resource' },
   inexistent_prompt: { statuses: [404], when: '`The prompt does not exist.`' },
-  invalid_screen: { statuses: [400], when: 'the screen does not belong to the prompt' },
+  inexistent_language: { statuses: [404], when: '`The language "<tag>" is not supported.` (custom texts take the platform\'s language tags, e.g. `en`, `fr-CA`, `pt-BR`)' },
+  invalid_screen: { statuses: [400], when: '`The screen "<screen>" does not belong to the prompt "<prompt>".` (a rendering configuration, or a screen of custom texts)' },
   inexistent_resource: {
     statuses: [404],
     when: 'the addressed resource does not exist (resource server, client grant, signing key, or the audience of a new client grant)',

@@ -123,9 +123,36 @@ export function policyText(reports: readonly RuleReport[]): string {
   return reports.flatMap((report) => [`* ${fill(report)}`, ...(report.items ?? []).map((item) => ` * ${fill(item)}`)]).join('\n');
 }
 
-/** The strength rules of a policy as a list for people (a page shows it before the first attempt). */
-export function policyList(rules: Pick<PasswordRules, 'policy' | 'minLength'>): { text: string; items: string[] }[] {
-  return strengthReport('', rules).map((report) => ({ text: fill(report), items: (report.items ?? []).map(fill) }));
+/** A strength rule by its code, with the values its wording names, for a page to word in its own language. */
+export interface PolicyRule {
+  code: string;
+  /** The rule's numbers by name: `count` (and `total` of `containsAtLeast`, `example` of `identicalChars`). */
+  values: Record<string, string>;
+  items: PolicyRule[];
+}
+
+/** The names of each rule's `format` values, in order (the hosted pages' texts use them as placeholders). */
+const VALUE_NAMES: Readonly<Record<string, readonly string[]>> = {
+  lengthAtLeast: ['count'],
+  containsAtLeast: ['count', 'total'],
+  identicalChars: ['count', 'example'],
+};
+
+function policyRule(report: RuleReport): PolicyRule {
+  const names = VALUE_NAMES[report.code] ?? [];
+  return {
+    code: report.code,
+    values: Object.fromEntries(names.map((name, index) => [name, String(report.format?.[index] ?? '')])),
+    items: (report.items ?? []).map(policyRule),
+  };
+}
+
+/**
+ * The strength rules of a policy by code, not in words: a hosted page lists them before the first attempt in the
+ * page's language, while the Authentication API keeps the platform's English (`policyText`).
+ */
+export function policyRules(rules: Pick<PasswordRules, 'policy' | 'minLength'>): PolicyRule[] {
+  return strengthReport('', rules).map(policyRule);
 }
 
 export interface PersonalInfo {

@@ -80,6 +80,22 @@ export function passwordless(deps: PasswordlessDeps) {
   return {
     identifierOf,
 
+    /** A passwordless connection (strategy `email` or `sms`) of this name enabled for the client. */
+    connectionFor,
+
+    /** The client's first passwordless connection: e-mail before SMS, then in creation order. */
+    async firstConnectionFor(clientId: string): Promise<ConnectionData | undefined> {
+      for (const strategy of ['email', 'sms'] as const) {
+        for (let offset = 0; ; offset += 100) {
+          const page = await storage.connections.list(tenantId, { offset, limit: 100 }, { strategy });
+          const found = page.items.find((record) => record.data.enabled_clients.includes(clientId));
+          if (found) return found.data;
+          if (offset + 100 >= page.total) break;
+        }
+      }
+      return undefined;
+    },
+
     /** Issues a code for the address; the caller delivers it (as a code or inside a link). */
     async start(input: { clientId: string; connection: string; address: string; field: 'email' | 'phone_number'; send: 'code' | 'link' | undefined }): Promise<
       { ok: true; code: string; connection: ConnectionData; identifier: string; id: string; clientName: string } | { ok: false; failure: PasswordlessStartFailure }

@@ -86,6 +86,14 @@ export interface RenderingConfigsTable {
   data: string;
 }
 
+/** Custom texts of one prompt in one language (0005-prompt-custom-texts): `data` maps screen -> key -> text. */
+export interface PromptCustomTextsTable {
+  tenant_id: string;
+  prompt: string;
+  language: string;
+  data: string;
+}
+
 export interface ArtifactsTable {
   tenant_id: string;
   kind: string;
@@ -108,5 +116,6 @@ export interface Database {
   connections: ConnectionsTable;
   users: UsersTable;
   rendering_configs: RenderingConfigsTable;
+  prompt_custom_texts: PromptCustomTextsTable;
   artifacts: ArtifactsTable;
 }

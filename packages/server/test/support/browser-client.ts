@@ -44,12 +44,13 @@ export class CookieClient {
     return response;
   }
 
-  async postForm(path: string, form: Record<string, string>): Promise<Response> {
+  /** A form post as a browser sends it (`headers` carries e.g. the `Origin` of the page that posts). */
+  async postForm(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
     const url = path.startsWith('http') ? path : `${this.base}${path}`;
     const response = await fetch(url, {
       method: 'POST',
       redirect: 'manual',
-      headers: { ...this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { ...this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
       body: new URLSearchParams(form).toString(),
     });
     this.absorb(response);
@@ -64,6 +65,12 @@ export function inputValue(html: string, name: string): string | undefined {
     if (named === name) return decodeEntities(/\bvalue="([^"]*)"/.exec(tag)?.[1] ?? '');
   }
   return undefined;
+}
+
+/** Where a page's form posts (its `action`, entities decoded). */
+export function formAction(html: string): string | undefined {
+  const action = /<form\b[^>]*\baction="([^"]*)"/.exec(html)?.[1];
+  return action === undefined ? undefined : decodeEntities(action);
 }
 
 export function decodeEntities(text: string): string {

@@ -13,5 +13,5 @@ export async function signInForSaml(server: TestServer, fx: LoginFixture, browse
   const loginPage = new URL(start.headers.get('location') ?? '', server.url);
   if (loginPage.pathname !== '/u/login') throw new Error(`The sign-on went to ${loginPage.pathname}, not the login page.`);
   const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
-  return browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', _csrf: inputValue(html, '_csrf') ?? '', username: fx.user.email, password: fx.user.password });
+  return browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', username: fx.user.email, password: fx.user.password });
 }

@@ -1,35 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { CachedClient } from '../../services/config-cache.js';
+import type { ConnectionData } from '../../services/connections.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { Registry } from '../../registry.js';
 import type { TenantDocument } from '../../services/tenant-settings.js';
 import { advancedCustomizationsRefusal } from '../../services/rendering/advanced-customizations.js';
+import { fillText, pickLocale, screenTexts } from '../../services/rendering/texts/index.js';
 import { pagePolicy, renderPage, selectRenderingConfig, type PageModel, type RenderingConfig } from './render/index.js';
-import { CATALOGUES } from './render/texts.js';
 import type { OAuthErrorCode } from '../../oauth/error-codes.js';
 import type { PageErrorCode } from './page-errors.js';
-
-type Screen = PageModel['screen'];
-
-/** Which catalogue prompt each hosted screen belongs to (rendering configurations are per prompt and screen). */
-const PROMPT_OF: Record<Screen, string> = {
-  login: 'login',
-  signup: 'signup',
-  'reset-password-request': 'reset-password',
-  'reset-password-email': 'reset-password',
-  'reset-password': 'reset-password',
-  'reset-password-success': 'reset-password',
-  'reset-password-error': 'reset-password',
-  error: 'common',
-};
-
-async function tenantDocument(registry: Registry): Promise<TenantDocument | undefined> {
-  return registry.oauthConfig.tenantDocument();
-}
+import { connectionContext } from './connection-context.js';
+import { PROMPT_OF, USERNAME_RULE, type HostedScreen } from './screens.js';
 
 /** The rendering configuration of a screen, when the tenant may use advanced customizations and its filters match. */
-async function renderingConfigFor(registry: Registry, document: TenantDocument | undefined, screen: Screen, client: CachedClient | undefined) {
+async function renderingConfigFor(registry: Registry, document: TenantDocument | undefined, screen: HostedScreen, client: CachedClient | undefined) {
   const settings = document?.settings;
   if (!settings || advancedCustomizationsRefusal(settings)) return undefined;
   const prompt = PROMPT_OF[screen];
@@ -45,29 +30,39 @@ async function renderingConfigFor(registry: Registry, document: TenantDocument |
 }
 
 export interface ScreenInput {
-  screen: Screen;
+  screen: HostedScreen;
   client: CachedClient | undefined;
   transaction?: LoginTransaction;
+  /** Where the form posts (the screen's own URL); empty for screens without a form. */
   action?: string;
-  hidden?: Record<string, string>;
+  /** `transaction.state` of the screen context when it is not the transaction's id (a reset ticket's form token). */
+  state?: string;
   values?: Record<string, string>;
   /** A form's catalogued error (page-errors.ts), or on the error page an Authentication API code. */
   errorCode?: PageErrorCode | OAuthErrorCode;
+  /** The form field the error is about. */
+  errorField?: string;
   errorDescription?: string;
   links?: PageModel['links'];
-  connection?: PageModel['connection'];
+  /** The connection the screen is for (its public options become `transaction.connection`). */
+  connection?: Pick<ConnectionData, 'name' | 'strategy' | 'options'>;
   passwordPolicy?: PageModel['passwordPolicy'];
+  /** `screen.data` of the context: what the screen shows of the transaction (the identifier it is for). */
+  screenData?: Record<string, string>;
+  /** The logged-in user's name (the logout question greets them: `userSalute`). */
+  userName?: string;
 }
 
-/** The first of the user's preferred languages that Latchkey has texts for (English is built in). */
-function pageLocale(uiLocales: string | undefined, enabled: readonly string[]): string {
-  const wanted = (uiLocales ?? '').split(' ').filter(Boolean);
-  return wanted.find((locale) => enabled.includes(locale) && Object.hasOwn(CATALOGUES, locale)) ?? 'en';
+/** The screen's texts in the page's language: the built-in ones with the tenant's custom text on top, filled in. */
+async function textsOf(registry: Registry, screen: HostedScreen, locale: string, vars: Record<string, string>): Promise<Record<string, string>> {
+  const custom = await registry.prompts.customText(PROMPT_OF[screen], locale);
+  const texts = screenTexts(screen, locale, custom[screen]);
+  return Object.fromEntries(Object.entries(texts).map(([key, text]) => [key, fillText(text, vars)]));
 }
 
 /** Renders a hosted screen with the tenant's branding and the rendering configuration that applies to it. */
 export async function sendScreen(registry: Registry, reply: FastifyReply, status: number, input: ScreenInput): Promise<FastifyReply> {
-  const document = await tenantDocument(registry);
+  const document = await registry.oauthConfig.tenantDocument();
   const settings = document?.settings;
   const request = input.transaction?.request;
   const renderingConfig = await renderingConfigFor(registry, document, input.screen, input.client);
@@ -80,17 +75,39 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
   };
   const client = input.client;
   const pageTemplate = (document as { branding?: { universal_login_template?: string } } | undefined)?.branding?.universal_login_template;
+  const locale = pickLocale(request?.uiLocales, settings?.enabled_locales ?? ['en']);
+  const clientName = client?.data.name ?? settings?.friendly_name ?? registry.tenantId;
+  const values = input.values ?? {};
+  const texts = await textsOf(registry, input.screen, locale, {
+    clientName,
+    companyName: settings?.friendly_name ?? registry.tenantId,
+    email: input.screenData?.email ?? values.email ?? '',
+    username: input.screenData?.username ?? values.username ?? '',
+    userName: input.userName ?? input.screenData?.username ?? values.username ?? '',
+    ...(input.connection ? { connectionName: input.connection.name } : {}),
+    // The user names Latchkey accepts (signup-screens.ts), for the texts that state the rule.
+    ...USERNAME_RULE,
+  });
+  // The error page shows the server's description; a form shows the text of its error code.
+  const message = (code: string) => (input.screen === 'error' ? input.errorDescription : texts[code]) ?? input.errorDescription ?? code;
+  const errors = input.errorCode ? [{ code: input.errorCode, ...(input.errorField ? { field: input.errorField } : {}), message: message(input.errorCode) }] : [];
+  const state = input.state ?? input.transaction?.publicId;
   const model: PageModel = {
     prompt: PROMPT_OF[input.screen],
     screen: input.screen,
-    locale: pageLocale(request?.uiLocales, settings?.enabled_locales ?? ['en']),
+    locale,
     action: input.action ?? '',
-    hidden: input.hidden ?? {},
-    values: input.values ?? {},
+    // Our own forms post the same fields as the platform's SDK: the transaction's state goes in the body too.
+    hidden: state !== undefined ? { state } : {},
+    values,
     links: input.links ?? {},
+    screenData: input.screenData ?? {},
+    texts,
+    errors,
+    ...(state !== undefined ? { state } : {}),
     client: {
       client_id: client?.clientId ?? '',
-      name: client?.data.name ?? settings?.friendly_name ?? registry.tenantId,
+      name: clientName,
       ...(client?.data.logo_uri ? { logo_uri: client.data.logo_uri } : {}),
       ...(client?.data.description ? { description: client.data.description } : {}),
       metadata: client?.data.client_metadata ?? {},
@@ -105,8 +122,11 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     cspNonce,
     ...(input.errorCode ? { errorCode: input.errorCode } : {}),
     ...(input.errorDescription ? { errorDescription: input.errorDescription } : {}),
-    ...(input.connection ? { connection: input.connection } : {}),
+    ...(input.connection
+      ? { connection: { name: input.connection.name, requiresUsername: input.connection.options.requires_username === true }, connectionContext: connectionContext(input.connection) }
+      : {}),
     ...(input.passwordPolicy ? { passwordPolicy: input.passwordPolicy } : {}),
+    ...(input.userName ? { userName: input.userName } : {}),
     ...(renderingConfig ? { renderingConfig } : {}),
     ...(pageTemplate ? { pageTemplate } : {}),
   };

@@ -1,5 +1,5 @@
 import type { Registry } from '../../registry.js';
-import { checkPassword, passwordRulesOf, policyList, type PersonalInfo } from '../../services/password-policy.js';
+import { checkPassword, passwordRulesOf, policyRules, type PersonalInfo } from '../../services/password-policy.js';
 import type { PageErrorCode } from './page-errors.js';
 import type { PasswordPolicyView } from './render/model.js';
 
@@ -12,25 +12,26 @@ export async function connectionOptions(registry: Registry, connectionName: stri
 /** The rules of a connection's password policy, for a page that asks for a new password. */
 export function passwordPolicyView(options: Record<string, unknown>): PasswordPolicyView {
   const rules = passwordRulesOf(options);
-  return { rules: policyList(rules), dictionary: rules.dictionary.enabled, personalInfo: rules.noPersonalInfo };
+  return { rules: policyRules(rules), dictionary: rules.dictionary.enabled, personalInfo: rules.noPersonalInfo };
 }
 
 /**
- * A new password on a hosted page, checked against its connection's policy. Undefined when it passes;
- * otherwise the page's error code and, for a weak password, the policy's rules to show under the message.
+ * A new password on a hosted page, checked against its connection's policy. Undefined when it passes; otherwise
+ * the page's error code (for a weak password the page words the policy's rules under the message itself, in its
+ * language, from its `passwordPolicy`).
  */
 export async function passwordProblem(
   registry: Registry,
   connectionName: string,
   password: string,
   info: PersonalInfo,
-): Promise<{ errorCode: PageErrorCode; errorDescription?: string } | undefined> {
+): Promise<{ errorCode: PageErrorCode } | undefined> {
   const verdict = checkPassword(password, passwordRulesOf(await connectionOptions(registry, connectionName)), info);
   if (verdict.ok) {
     const detection = await registry.attackProtection.get('breached-password-detection');
     if (detection.enabled && detection.shields.includes('block') && (await registry.breached.isBreached(password))) return { errorCode: 'password-breached' };
     return undefined;
   }
-  if (verdict.failure === 'strength') return { errorCode: 'password-too-weak', errorDescription: verdict.policy };
-  return { errorCode: verdict.failure === 'dictionary' ? 'password-too-common' : 'password-personal-info' };
+  if (verdict.failure === 'strength') return { errorCode: 'password-too-weak' };
+  return { errorCode: verdict.failure === 'dictionary' ? 'password-too-common' : 'password-contains-user-information' };
 }

@@ -7,23 +7,21 @@ import { sendPasswordResetLink } from '../../services/password-reset.js';
 import { sendErrorPage, sendScreen, type ScreenInput } from './pages.js';
 import type { PageErrorCode } from './page-errors.js';
 import { connectionOptions, passwordPolicyView, passwordProblem } from './password-feedback.js';
-import { StateQuery } from './routes.js';
-import { formFields, openForm, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { databaseConnection, noDatabaseConnection, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { resetRequestUrl, screenUrl } from './screens.js';
+import { ScreenForm, StateQuery } from './screen-forms.js';
+import type { ConnectionData } from '../../services/connections.js';
+import type { FastifyReply } from 'fastify';
 
-const RequestForm = Type.Object(
-  { state: Type.String({ maxLength: 64 }), _csrf: Type.Optional(Type.String({ maxLength: 128 })), email: Type.Optional(Type.String({ maxLength: 320 })) },
-  { additionalProperties: true },
-);
+const RequestForm = ScreenForm({ email: Type.Optional(Type.String({ maxLength: 320 })), username: Type.Optional(Type.String({ maxLength: 320 })) });
+const ConnectionParams = Type.Object({ connection: Type.String({ minLength: 1, maxLength: 128 }) });
 const TicketQuery = Type.Object({ ticket: Type.String({ minLength: 1, maxLength: 128, description: 'The password-change ticket.' }) });
-const ResetForm = Type.Object(
-  {
-    ticket: Type.String({ maxLength: 128 }),
-    _csrf: Type.Optional(Type.String({ maxLength: 128 })),
-    password: Type.Optional(Type.String({ maxLength: 1024 })),
-    'password-confirmation': Type.Optional(Type.String({ maxLength: 1024 })),
-  },
-  { additionalProperties: true },
-);
+/** The new password as the platform's SDK posts it (`password-reset`, `re-enter-password`, `state`). */
+const ResetForm = ScreenForm({
+  ticket: Type.Optional(Type.String({ maxLength: 128 })),
+  'password-reset': Type.Optional(Type.String({ maxLength: 1024 })),
+  're-enter-password': Type.Optional(Type.String({ maxLength: 1024 })),
+});
 
 /**
  * Where "Back to the application" leads once the password is changed: the ticket's `result_url`, else the site
@@ -45,98 +43,140 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
   /** The rules of the new password: the policy of the ticket user's connection. */
   const policyOf = async (userId: string) => {
     const user = await registry.storage.users.get(registry.tenantId, userId);
-    return user ? { passwordPolicy: passwordPolicyView(await connectionOptions(registry, user.columns.connection)) } : {};
+    if (!user) return {};
+    const options = await connectionOptions(registry, user.columns.connection);
+    return { passwordPolicy: passwordPolicyView(options), connection: { name: user.columns.connection, strategy: 'auth0' as const, options } };
   };
-  const requestScreen = (open: OpenTransaction, email: string): ScreenInput => ({
+  const requestScreen = (open: OpenTransaction, connection: ConnectionData, email: string): ScreenInput => ({
     screen: 'reset-password-request',
     client: open.client,
     transaction: open.transaction,
-    action: `/u/reset-password/request${open.query}`,
-    hidden: formFields(registry, open),
+    action: resetRequestUrl(connection.name, open.transaction),
     values: { email },
-    links: { login: `/u/login${open.query}` },
+    connection,
+    links: { login: screenUrl('login', open.transaction) },
   });
+  /** The database connection a reset is requested for: the one in the URL, enabled for the transaction's application. */
+  const requestConnection = async (open: OpenTransaction, name: string) =>
+    (await registry.userGrants.databaseLogin.connectionsFor(open.client.clientId)).find((connection) => connection.name === name);
+
+  /** The e-mail with the link, and the screen that says it went (the same whether or not the address has an account). */
+  async function sendLink(reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, email: string) {
+    await sendPasswordResetLink(
+      { storage: registry.storage, tenantId: registry.tenantId, resets: registry.passwordResets, notifier: registry.notifier },
+      { connection: connection.name, email, clientId: open.client.clientId, clientName: open.client.data.name },
+    );
+    await registry.transactions.save(open.handle, { ...open.transaction, lastUsername: email });
+    return sendScreen(registry, reply, 200, {
+      screen: 'reset-password-email',
+      client: open.client,
+      transaction: open.transaction,
+      action: resetRequestUrl(connection.name, open.transaction),
+      values: { email },
+      screenData: { email },
+      connection,
+      links: { login: screenUrl('login', open.transaction) },
+    });
+  }
+
+  /** The reset screen of a ticket: its `state` is derived from the ticket, so only a page that had the ticket can post. */
+  const resetScreen = async (ticket: string, found: { user_id: string }, client: CachedClient | undefined, extra: Partial<ScreenInput> = {}): Promise<ScreenInput> => ({
+    screen: 'reset-password',
+    client,
+    action: `/u/reset-password?ticket=${encodeURIComponent(ticket)}`,
+    state: registry.passwordResets.csrfToken(ticket),
+    ...(await policyOf(found.user_id)),
+    ...extra,
+  });
+  const ticketError = (reply: FastifyReply, client: CachedClient | undefined) =>
+    sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'auth0-users-expired-ticket' });
+
   return async (app) => {
-    app.get('/u/reset-password/request', { schema: { tags, summary: 'Password reset request page', querystring: StateQuery } }, async (request, reply) => {
+    // The address of earlier versions (no connection in the path) leads to the transaction's database connection.
+    app.get('/u/reset-password/request', { schema: { tags, summary: 'Password reset request screen (earlier address)', querystring: StateQuery } }, async (request, reply) => {
       const open = await openTransaction(registry, request, reply, request.query.state);
       if (!open) return reply;
-      return sendScreen(registry, reply, 200, requestScreen(open, open.transaction.lastUsername ?? ''));
+      const connection = await databaseConnection(registry, open);
+      if (!connection) return noDatabaseConnection(registry, reply, open.client);
+      return reply.header('cache-control', 'no-store').redirect(resetRequestUrl(connection.name, open.transaction), 302);
     });
 
-    app.post(
-      '/u/reset-password/request',
-      { attachValidation: true, schema: { tags, summary: 'Request a password reset e-mail', body: RequestForm } },
+    app.get(
+      '/u/reset-password/request/:connection',
+      { schema: { tags, summary: 'Password reset request screen', params: ConnectionParams, querystring: StateQuery } },
       async (request, reply) => {
-        const checked = await openForm(registry, request, reply, request.body);
-        if (!checked) return reply;
-        const { open, connection } = checked;
-        const email = (request.body.email ?? '').trim().toLowerCase();
-        if (!EMAIL_SHAPE.test(email)) {
-          return sendScreen(registry, reply, 400, { ...requestScreen(open, email), errorCode: 'missing-fields' });
-        }
-        await sendPasswordResetLink(
-          { storage: registry.storage, tenantId: registry.tenantId, resets: registry.passwordResets, notifier: registry.notifier },
-          { connection: connection.name, email, clientId: open.client.clientId, clientName: open.client.data.name },
-        );
-        return sendScreen(registry, reply, 200, {
-          screen: 'reset-password-email',
-          client: open.client,
-          transaction: open.transaction,
-          values: { email },
-          links: { login: `/u/login${open.query}` },
-        });
+        const open = await openTransaction(registry, request, reply, request.query.state);
+        if (!open) return reply;
+        const connection = await requestConnection(open, request.params.connection);
+        if (!connection) return noDatabaseConnection(registry, reply, open.client);
+        return sendScreen(registry, reply, 200, requestScreen(open, connection, open.transaction.lastUsername ?? open.transaction.identifier ?? ''));
       },
     );
 
-    app.get('/u/reset-password', { attachValidation: true, schema: { tags, summary: 'Password reset page', querystring: TicketQuery } }, async (request, reply) => {
+    app.post(
+      '/u/reset-password/request/:connection',
+      { attachValidation: true, schema: { tags, summary: 'Request a password reset e-mail', params: ConnectionParams, querystring: Type.Partial(StateQuery), body: RequestForm } },
+      async (request, reply) => {
+        const open = await openScreenPost(registry, request, reply, 'reset-password-request');
+        if (!open) return reply;
+        const connection = await requestConnection(open, request.params.connection);
+        if (!connection) return noDatabaseConnection(registry, reply, open.client);
+        const { action } = request.body;
+        if (action === 'back-to-login') return reply.header('cache-control', 'no-store').redirect(screenUrl('login', open.transaction), 302);
+        // `resend-email-action` (on reset-password-email) sends the link again to the address the request took.
+        const typed = action === 'resend-email-action' ? (open.transaction.lastUsername ?? '') : (request.body.email ?? request.body.username ?? '');
+        const email = typed.trim().toLowerCase();
+        if (!email) return sendScreen(registry, reply, 400, { ...requestScreen(open, connection, email), errorCode: 'no-email', errorField: 'email' });
+        if (!EMAIL_SHAPE.test(email)) return sendScreen(registry, reply, 400, { ...requestScreen(open, connection, email), errorCode: 'invalid-email-format', errorField: 'email' });
+        return sendLink(reply, open, connection, email);
+      },
+    );
+
+    app.get('/u/reset-password', { attachValidation: true, schema: { tags, summary: 'Password reset screen', querystring: TicketQuery } }, async (request, reply) => {
       const ticket = request.validationError ? undefined : request.query.ticket;
       const found = ticket ? await registry.passwordResets.find(ticket) : undefined;
       const client = found?.client_id ? await registry.oauthConfig.client(found.client_id) : undefined;
-      if (!ticket || !found) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
-      return sendScreen(registry, reply, 200, {
-        screen: 'reset-password',
-        client,
-        action: '/u/reset-password',
-        hidden: { ticket, _csrf: registry.passwordResets.csrfToken(ticket) },
-        ...(await policyOf(found.user_id)),
-      });
+      if (!ticket || !found) return ticketError(reply, client);
+      return sendScreen(registry, reply, 200, await resetScreen(ticket, found, client));
     });
 
-    app.post('/u/reset-password', { attachValidation: true, schema: { tags, summary: 'Set a new password', body: ResetForm } }, async (request, reply) => {
-      if (request.validationError) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client: undefined, errorCode: 'invalid-ticket' });
-      const { ticket, _csrf: csrf, password } = request.body;
-      const found = await registry.passwordResets.find(ticket);
-      const client = found?.client_id ? await registry.oauthConfig.client(found.client_id) : undefined;
-      if (!found) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
-      if (!registry.passwordResets.csrfValid(ticket, csrf)) {
-        return sendErrorPage(registry, reply, 403, 'invalid_request', 'The form could not be verified. Open the link from the e-mail again.', client);
-      }
-      const again = async (errorCode: PageErrorCode, errorDescription?: string) =>
-        sendScreen(registry, reply, 400, {
-          screen: 'reset-password',
-          client,
-          action: '/u/reset-password',
-          hidden: { ticket, _csrf: csrf ?? '' },
-          errorCode,
-          ...(errorDescription ? { errorDescription } : {}),
-          ...(await policyOf(found.user_id)),
+    app.post(
+      '/u/reset-password',
+      { attachValidation: true, schema: { tags, summary: 'Set a new password', querystring: Type.Partial(TicketQuery), body: ResetForm } },
+      async (request, reply) => {
+        if (request.validationError) return ticketError(reply, undefined);
+        const body = request.body;
+        // The SDK posts to the page's own URL (`?ticket=`); our page also carries it in the form.
+        const ticket = request.query.ticket ?? body.ticket ?? '';
+        const found = ticket ? await registry.passwordResets.find(ticket) : undefined;
+        const client = found?.client_id ? await registry.oauthConfig.client(found.client_id) : undefined;
+        if (!found) return ticketError(reply, client);
+        const origin = request.headers.origin;
+        if (!registry.passwordResets.csrfValid(ticket, body.state) || (origin !== undefined && origin !== new URL(registry.issuer).origin)) {
+          return sendErrorPage(registry, reply, 403, 'invalid_request', 'The form could not be verified. Open the link from the e-mail again.', client);
+        }
+        const again = async (errorCode: PageErrorCode, errorField: string) =>
+          sendScreen(registry, reply, 400, await resetScreen(ticket, found, client, { errorCode, errorField }));
+        const password = body['password-reset'] ?? '';
+        if (!password) return again('no-password-reset', 'password-reset');
+        if (password !== body['re-enter-password']) return again('password-mismatch', 're-enter-password');
+        const user = await registry.storage.users.get(registry.tenantId, found.user_id);
+        if (!user) return ticketError(reply, client);
+        const problem = await passwordProblem(registry, user.columns.connection, password, {
+          email: user.data.email ?? undefined,
+          username: user.data.username ?? undefined,
+          name: user.data.name ?? undefined,
+          given_name: user.data.given_name ?? undefined,
+          family_name: user.data.family_name ?? undefined,
+          nickname: user.data.nickname ?? undefined,
         });
-      if (!password || password !== request.body['password-confirmation']) return again('passwords-differ');
-      const user = await registry.storage.users.get(registry.tenantId, found.user_id);
-      if (!user) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
-      const problem = await passwordProblem(registry, user.columns.connection, password, {
-        email: user.data.email ?? undefined,
-        username: user.data.username ?? undefined,
-        name: user.data.name ?? undefined,
-        given_name: user.data.given_name ?? undefined,
-        family_name: user.data.family_name ?? undefined,
-        nickname: user.data.nickname ?? undefined,
-      });
-      if (problem) return again(problem.errorCode, problem.errorDescription);
-      const redeemed = await registry.passwordResets.redeem(ticket, password);
-      if (!redeemed) return sendScreen(registry, reply, 400, { screen: 'reset-password-error', client, errorCode: 'invalid-ticket' });
-      const application = applicationLink(redeemed.result_url, client);
-      return sendScreen(registry, reply, 200, { screen: 'reset-password-success', client, links: application ? { application } : {} });
-    });
+        // The platform words a breached new password on this screen under its own key.
+        if (problem) return again(problem.errorCode === 'password-breached' ? 'password-breached-reset' : problem.errorCode, 'password-reset');
+        const redeemed = await registry.passwordResets.redeem(ticket, password);
+        if (!redeemed) return ticketError(reply, client);
+        const application = applicationLink(redeemed.result_url, client);
+        return sendScreen(registry, reply, 200, { screen: 'reset-password-success', client, links: application ? { application } : {} });
+      },
+    );
   };
 }

@@ -11,6 +11,7 @@ import { sendAnswer } from '../oauth/answer-pages.js';
 import { sendSamlAnswer } from '../oauth/saml-answer.js';
 import { clearTransactionCookie, sessionHandle, setSessionCookie, transactionHandle } from './cookies.js';
 import { sendErrorPage } from './pages.js';
+import { screenReached, screenUrl, type TransactionScreen } from './screens.js';
 
 /** A login transaction this browser holds, with its application. */
 export interface OpenTransaction {
@@ -35,7 +36,7 @@ export function authorizeDeps(registry: Registry): AuthorizeDeps {
 }
 
 /** Waits until `page` is sent; undefined tells the caller that the request is answered. */
-async function answered(page: Promise<FastifyReply>): Promise<undefined> {
+async function answered(page: Promise<FastifyReply> | FastifyReply): Promise<undefined> {
   await page;
   return undefined;
 }
@@ -55,9 +56,6 @@ export async function openTransaction(registry: Registry, request: FastifyReques
   return { handle, transaction, client, query: `?state=${encodeURIComponent(transaction.publicId)}` };
 }
 
-/** The hidden fields every form of a transaction carries. */
-export const formFields = (registry: Registry, open: OpenTransaction) => ({ state: open.transaction.publicId, _csrf: registry.transactions.csrfToken(open.handle) });
-
 /** The database connection the pages authenticate against: the one the request names, or the client's first. */
 export async function databaseConnection(registry: Registry, open: OpenTransaction): Promise<ConnectionData | undefined> {
   const enabled = await registry.userGrants.databaseLogin.connectionsFor(open.client.clientId);
@@ -68,27 +66,40 @@ export async function databaseConnection(registry: Registry, open: OpenTransacti
 export const noDatabaseConnection = (registry: Registry, reply: FastifyReply, client: CachedClient) =>
   sendErrorPage(registry, reply, 400, 'invalid_request', 'No database connection is enabled for this application.', client);
 
-export const csrfFailed = (registry: Registry, reply: FastifyReply, client: CachedClient) =>
-  sendErrorPage(registry, reply, 403, 'invalid_request', 'The form could not be verified. Go back to the application and start again.', client);
+/** Whether a form post comes from a page of ours: a browser says where a post comes from in `Origin` and `Sec-Fetch-Site`. */
+export function sameOrigin(registry: Registry, request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== new URL(registry.issuer).origin) return false;
+  const site = request.headers['sec-fetch-site'];
+  return site === undefined || site === 'same-origin' || site === 'none';
+}
 
 /**
- * What every form post of a transaction checks first: a well-formed body, the transaction of this browser, the
- * CSRF token, and the database connection. When one fails it sends the error page and resolves to undefined.
+ * What every form post of a transaction's screen checks first: a well-formed body; the transaction its `state` names
+ * (in the body as the platform's SDK sends it, or in the URL), held by this browser's transaction cookie; a post
+ * from our own origin; and a screen the transaction has reached. This is the forgery protection: the cookie is
+ * SameSite=Lax, so another site's form cannot send it, and a browser names the page a post comes from. When a check
+ * fails it sends the answer and resolves to undefined.
  */
-export async function openForm(
-  registry: Registry,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  form: { state: string; _csrf?: string | undefined },
-): Promise<{ open: OpenTransaction; connection: ConnectionData } | undefined> {
+export async function openScreenPost(registry: Registry, request: FastifyRequest, reply: FastifyReply, screen: TransactionScreen | 'reset-password-request'): Promise<OpenTransaction | undefined> {
   if (request.validationError) return answered(sendErrorPage(registry, reply, 400, 'invalid_request', 'The form was not filled in as expected.'));
-  const open = await openTransaction(registry, request, reply, form.state);
+  const body = request.body as { state?: string } | undefined;
+  const query = request.query as { state?: string } | undefined;
+  const state = body?.state ?? query?.state;
+  if (!state || (body?.state !== undefined && query?.state !== undefined && body.state !== query.state)) {
+    return answered(sendErrorPage(registry, reply, 400, 'invalid_request', 'The form does not name its login (state).'));
+  }
+  const open = await openTransaction(registry, request, reply, state);
   if (!open) return undefined;
-  if (!registry.transactions.csrfValid(open.handle, form._csrf)) return answered(csrfFailed(registry, reply, open.client));
-  const connection = await databaseConnection(registry, open);
-  if (!connection) return answered(noDatabaseConnection(registry, reply, open.client));
-  return { open, connection };
+  if (!sameOrigin(registry, request)) return answered(formForged(registry, reply, open.client));
+  if (!screenReached(screen, open.transaction)) {
+    return answered(reply.header('cache-control', 'no-store').redirect(screenUrl(screen.startsWith('signup') ? 'signup-id' : 'login-id', open.transaction), 302));
+  }
+  return open;
 }
+
+export const formForged = (registry: Registry, reply: FastifyReply, client: CachedClient) =>
+  sendErrorPage(registry, reply, 403, 'invalid_request', 'The form could not be verified. Go back to the application and start again.', client);
 
 /** A login of a transaction that ends refused: the transaction ends, and the application gets the error. */
 export async function refuseLogin(registry: Registry, reply: FastifyReply, open: OpenTransaction, error: OAuthError): Promise<FastifyReply> {

@@ -4,6 +4,7 @@ import { clientGrantsRoutes } from './client-grants.js';
 import { clientCredentialsRoutes } from './client-credentials.js';
 import { clientsRoutes } from './clients.js';
 import { connectionsRoutes } from './connections.js';
+import { promptsRoutes } from './prompts.js';
 import { promptsRenderingRoutes } from './prompts-rendering.js';
 import { resourceServersRoutes } from './resource-servers.js';
 import { signingKeysRoutes } from './signing-keys.js';
@@ -20,6 +21,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
     for (const routes of [
       signingKeysRoutes,
       promptsRenderingRoutes,
+      promptsRoutes,
       clientsRoutes,
       clientCredentialsRoutes,
       resourceServersRoutes,

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authorize, type AuthorizeOutcome } from '../../oauth/authorize/flow.js';
 import type { Registry } from '../../registry.js';
+import { entryScreenUrl } from '../login/entry.js';
 import { clearCoVerifierCookie, coVerifier, sessionHandle, setSessionCookie, setTransactionCookie } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 import { authorizeDeps } from '../login/transaction-context.js';
@@ -62,8 +63,7 @@ export async function sendOutcome(registry: Registry, reply: FastifyReply, outco
       return sendAnswer(reply, outcome.answer);
     case 'login': {
       setTransactionCookie(registry, reply, outcome.transaction.publicId, outcome.handle);
-      const page = outcome.transaction.request.screenHint === 'signup' ? 'signup' : 'login';
-      return reply.header('cache-control', 'no-store').redirect(`/u/${page}?state=${encodeURIComponent(outcome.transaction.publicId)}`, 302);
+      return reply.header('cache-control', 'no-store').redirect(await entryScreenUrl(registry, outcome.transaction), 302);
     }
   }
 }

@@ -7,7 +7,7 @@ import type { SamlAddon } from '../../services/clients.js';
 import { html } from '../../text/html.js';
 import { clearSessionCookie, sessionHandle } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
-import { csrfFailed } from '../login/transaction-context.js';
+import { formForged } from '../login/transaction-context.js';
 
 export interface LogoutFields {
   SAMLRequest?: string | undefined;
@@ -79,7 +79,7 @@ export async function answerSamlLogout(
   // Without a session there is nothing to end, and nothing a forged link could take away.
   if (!handle || !session) return endSession(registry, client, fields.RelayState, inResponseTo, request, reply);
   if (binding === 'post' && fields._csrf !== undefined) {
-    if (!logout.confirmationValid(handle, fields._csrf)) return csrfFailed(registry, reply, client);
+    if (!logout.confirmationValid(handle, fields._csrf)) return formForged(registry, reply, client);
     return endSession(registry, client, fields.RelayState, inResponseTo, request, reply);
   }
   const carried = { ...(fields.SAMLRequest ? { SAMLRequest: fields.SAMLRequest } : {}), ...(fields.RelayState !== undefined ? { RelayState: fields.RelayState } : {}) };

@@ -11,6 +11,7 @@ import type { SamlAddon } from '../../services/clients.js';
 import { sessionHandle, setTransactionCookie } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 import { authorizeDeps } from '../login/transaction-context.js';
+import { entryScreenUrl } from '../login/entry.js';
 import { sendSamlAnswer } from './saml-answer.js';
 import { answerSamlLogout } from './saml-idp-logout.js';
 
@@ -78,7 +79,7 @@ export function samlIdpRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     const { handle, transaction } = await registry.transactions.create(standIn);
     await registry.transactions.save(handle, { ...transaction, saml });
     setTransactionCookie(registry, reply, transaction.publicId, handle);
-    return reply.header('cache-control', 'no-store').redirect(`/u/login?state=${encodeURIComponent(transaction.publicId)}`, 302);
+    return reply.header('cache-control', 'no-store').redirect(await entryScreenUrl(registry, transaction), 302);
   }
 
   return async (app) => {

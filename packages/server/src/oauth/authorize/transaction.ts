@@ -19,6 +19,12 @@ export interface LoginTransaction {
   request: AuthorizeRequest;
   /** Values the user submitted last, to prefill the form again (never the password). */
   lastUsername?: string;
+  /** Identifier first: what the user entered on `login-id`, the account the password or code is for. */
+  identifier?: string;
+  /** A one-time code sent from `login-id` through a passwordless connection, and where it went. */
+  passwordless?: { connection: string; strategy: 'email' | 'sms'; address: string };
+  /** What the user entered on `signup-id`, the account `signup-password` creates. */
+  signupIdentifiers?: { email: string; username?: string };
   /** While the user is at an upstream provider: the connection and what its answer must match. */
   upstream?: { connection: string; nonce: string; codeVerifier: string } | { connection: string; samlRequestId: string };
   /** A login for a SAML service provider (Latchkey as identity provider): where and how to answer it. */

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { SAML } from '@node-saml/node-saml';
 import { certificatePem } from '../../crypto/certificate-pem.js';
-import { hmacSha256 } from '../../crypto/deployment-secret.js';
-import { safeEqual } from '../../crypto/handles.js';
 import type { Storage } from '../../storage/storage.js';
+import { logoutConfirmation } from '../logout-confirmation.js';
 import { readSamlRequest, SamlRequestRefused } from './identity-provider.js';
 
 /** How old a signed LogoutRequest may be (its IssueInstant), and the clock skew allowed either way. */
@@ -55,9 +54,8 @@ function decoded(raw: string): string {
  * on a page whose form carries a token bound to the session cookie.
  */
 export function samlSingleLogout(deps: SingleLogoutDeps) {
-  const confirmationKey = hmacSha256(deps.handleKey, 'saml-logout-confirmation');
-  /** The token of the confirmation form: derived from the session cookie, so only its browser can know it. */
-  const confirmationToken = (sessionHandle: string) => hmacSha256(confirmationKey, sessionHandle).toString('base64url');
+  /** The confirmation form's token: the one `/oidc/logout` uses too (logout-confirmation.ts). */
+  const confirmation = logoutConfirmation(deps.handleKey);
 
   /** node-saml as the verifier of the application's messages: only the certificate matters here. */
   const verifier = (certificate: string) => new SAML({ idpCert: certificate, issuer: 'urn:latchkey:single-logout', callbackUrl: 'urn:latchkey:single-logout', acceptedClockSkewMs: CLOCK_SKEW_MS });
@@ -111,9 +109,9 @@ export function samlSingleLogout(deps: SingleLogoutDeps) {
       return id;
     },
 
-    confirmationToken,
+    confirmationToken: confirmation.token,
 
-    confirmationValid: (sessionHandle: string, token: string | undefined): boolean => token !== undefined && safeEqual(confirmationToken(sessionHandle), token),
+    confirmationValid: confirmation.valid,
   };
 }
 

@@ -4,6 +4,7 @@ import { initial } from './0001-initial.js';
 import { artifacts } from './0002-artifacts.js';
 import { userLinks } from './0003-user-links.js';
 import { refreshTokenChains } from './0004-refresh-token-chains.js';
+import { promptCustomTexts } from './0005-prompt-custom-texts.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -12,6 +13,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0002-artifacts': artifacts,
     '0003-user-links': userLinks,
     '0004-refresh-token-chains': refreshTokenChains,
+    '0005-prompt-custom-texts': promptCustomTexts,
   };
 }
 

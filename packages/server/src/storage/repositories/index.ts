@@ -4,6 +4,7 @@ import type { Database } from '../schema.js';
 import { artifactsRepository } from './artifacts.js';
 import { documentRepository, type DocumentTable } from './documents.js';
 import { grantRevocationsRepository } from './grant-revocations.js';
+import { promptCustomTextsRepository } from './prompt-custom-texts.js';
 import { renderingConfigsRepository } from './rendering-configs.js';
 import { signingKeysRepository } from './signing-keys.js';
 import { tenantsRepository } from './tenants.js';
@@ -12,7 +13,7 @@ import { tenantsRepository } from './tenants.js';
  * What writes are announced as, to storage.onChange listeners (the caches) and through the change bus to other
  * nodes: tables, and `grant_revocations` (rows of the artifacts table, whose other writes are not announced).
  */
-export type ChangedTable = DocumentTable | 'tenants' | 'rendering_configs' | 'signing_keys' | 'grant_revocations';
+export type ChangedTable = DocumentTable | 'tenants' | 'rendering_configs' | 'prompt_custom_texts' | 'signing_keys' | 'grant_revocations';
 
 // A record, so that the compiler insists on every name.
 const ANNOUNCED: Record<ChangedTable, true> = {
@@ -23,6 +24,7 @@ const ANNOUNCED: Record<ChangedTable, true> = {
   users: true,
   tenants: true,
   rendering_configs: true,
+  prompt_custom_texts: true,
   signing_keys: true,
   grant_revocations: true,
 };
@@ -68,6 +70,7 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
       'linked_to',
     ], changed),
     renderingConfigs: renderingConfigsRepository(db, () => changed?.('rendering_configs')),
+    promptCustomTexts: promptCustomTextsRepository(db, () => changed?.('prompt_custom_texts')),
     artifacts: artifactsRepository(db),
     grantRevocations: grantRevocationsRepository(db, () => changed?.('grant_revocations')),
   };

@@ -1,4 +1,4 @@
-import { lookup, screenContext } from './context.js';
+import { lookup, universalLoginContext } from './universal-login-context.js';
 import { html, jsonForScript, raw, type Html } from './escape.js';
 import { renderHeadTag, scriptSources } from './head-tags.js';
 import type { PageModel } from './model.js';
@@ -34,18 +34,18 @@ function document(model: PageModel, head: Html, body: Html): string {
 }
 
 /**
- * The advanced page: the configured head tags, the context the configuration names as a JSON data block (never
- * executed, and escaped so no value can close it), and the standard form as the no-JavaScript fallback that the
- * configured code may replace.
+ * The advanced page, as the platform serves it to a tenant's own code: `window.universal_login_context` set by an
+ * inline script (this response's nonce; the JSON escaped so that no value can end the script), then the configured
+ * head tags that load the tenant's bundle, and an empty body for that bundle to fill.
  */
 function advancedPage(model: PageModel): string {
   const config = model.renderingConfig;
-  const context = screenContext(model);
+  const context = universalLoginContext(model);
   const configured = (config?.head_tags ?? []).map((tag) => renderHeadTag(tag, (path) => lookup(context, path), model.cspNonce));
-  const head = html`${!config?.default_head_tags_disabled && defaultHead(model)}${configured}`;
   // raw: jsonForScript escapes for the script element it sits in, where HTML escaping would change the data.
-  const data = html`<script type="application/json" id="universal-login-context">${raw(jsonForScript(context))}</script>`;
-  return document(model, head, html`${data}<div id="latchkey-root">${renderWidget(model)}</div>`);
+  const contextScript = html`<script nonce="${model.cspNonce}">window.universal_login_context = ${raw(jsonForScript(context))};</script>`;
+  const head = html`${!config?.default_head_tags_disabled && defaultHead(model)}${contextScript}${configured}`;
+  return document(model, head, html``);
 }
 
 /** A hosted page as a complete HTML document. Every value from a request or a tenant setting is escaped. */

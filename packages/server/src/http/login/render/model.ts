@@ -1,22 +1,57 @@
+import type { PolicyRule } from '../../../services/password-policy.js';
+import type { HostedScreen } from '../screens.js';
+
+/** JSON data, as the screen context holds it. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type Tree = { [key: string]: Json };
+
+/** An error of the screen, as `transaction.errors` carries it. */
+export interface ScreenError {
+  code: string;
+  field?: string;
+  message: string;
+}
+
+/** The links of a screen, under the platform's names (`screen.links`); `application` is Latchkey's own. */
+export interface ScreenLinks {
+  signup?: string;
+  login?: string;
+  reset_password?: string;
+  edit_identifier?: string;
+  back?: string;
+  /** Where "Back to the application" leads once the password is changed (not in the context). */
+  application?: string;
+}
+
 /** Everything a hosted page shows: built by the routes, rendered without further lookups. */
 export interface PageModel {
   prompt: string;
-  screen: 'login' | 'signup' | 'reset-password-request' | 'reset-password-email' | 'reset-password' | 'reset-password-success' | 'reset-password-error' | 'error';
+  screen: HostedScreen;
   locale: string;
   /** Where the form posts; empty for screens without a form. */
   action: string;
-  /** Hidden inputs of the form (transaction state, CSRF token, ticket). */
+  /** Hidden inputs of the form (the transaction's state). */
   hidden: Record<string, string>;
   /** What the user typed or the application suggested (never a password). */
   values: Record<string, string>;
+  /** `transaction.state` of the context. */
+  state?: string;
   errorCode?: string;
-  /** Shown on the error page only; other screens show the catalogue's message for `errorCode`. */
+  /** Shown on the error page, and under a form's message (a password policy's rules). */
   errorDescription?: string;
-  /** `application`: where "Back to the application" leads once the password is changed. */
-  links: { signup?: string; login?: string; resetPassword?: string; application?: string };
+  errors: ScreenError[];
+  links: ScreenLinks;
+  /** `screen.data` of the context. */
+  screenData: Record<string, string>;
+  /** The screen's texts in the page's language, the tenant's custom text applied, placeholders filled. */
+  texts: Record<string, string>;
   connection?: { name: string; requiresUsername: boolean };
+  /** `transaction.connection` of the context. */
+  connectionContext?: Tree;
   /** The rules a new password must follow (signup, reset), shown before the first attempt. */
   passwordPolicy?: PasswordPolicyView;
+  /** The logged-in user's name, which the logout question greets (`userSalute`); absent when unknown. */
+  userName?: string;
   client: { client_id: string; name: string; logo_uri?: string; description?: string; metadata: Record<string, string> };
   tenant: { name: string; friendly_name: string; picture_url?: string; enabled_locales: string[] };
   /** The authorization request's parameters the page may echo (login_hint, screen_hint, ui_locales, ext-*). */
@@ -27,9 +62,12 @@ export interface PageModel {
   cspNonce: string;
 }
 
-/** A connection's password rules as a page lists them: the strength rules as the policy words them, then flags. */
+/**
+ * A connection's password rules as a page lists them: the strength rules by code with their numbers (the widget
+ * words them in the page's language with the `passwordRule*` texts), then flags.
+ */
 export interface PasswordPolicyView {
-  rules: { text: string; items: string[] }[];
+  rules: PolicyRule[];
   /** Common passwords (and the connection's own words) are refused. */
   dictionary: boolean;
   /** Passwords built on the user's name, user name or e-mail address are refused. */

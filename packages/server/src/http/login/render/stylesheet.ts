@@ -8,9 +8,10 @@ header{text-align:center}h1{font-size:1.5rem;margin:.5rem 0}.logo{max-height:52p
 input{box-sizing:border-box;width:100%;padding:.6rem;border:1px solid #6b7280;border-radius:4px;font:inherit}
 input[aria-invalid=true]{border-color:#b91c1c}
 button{width:100%;padding:.7rem;border:0;border-radius:4px;background:#1d4ed8;color:#fff;font:inherit;font-weight:600;cursor:pointer}
+button.secondary{margin-top:.5rem;background:transparent;color:#1d4ed8;border:1px solid #1d4ed8}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .error{border-left:4px solid #b91c1c;background:#fef2f2;color:#7f1d1d;padding:.5rem 1rem;margin:1rem 0}
 .password-rules{font-size:.875rem;margin:-.5rem 0 1rem}.password-rules p{margin:0}.password-rules ul{margin:.25rem 0;padding-left:1.25rem}
 .link{text-align:center;margin:.75rem 0}a{color:#1d4ed8}
-@media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}.widget{background:#1f2937}a{color:#93c5fd}.error{background:#450a0a;color:#fecaca}}
+@media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}.widget{background:#1f2937}a{color:#93c5fd}.error{background:#450a0a;color:#fecaca}button.secondary{color:#93c5fd;border-color:#93c5fd}}
 `;

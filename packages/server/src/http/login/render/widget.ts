@@ -1,6 +1,7 @@
+import type { PolicyRule } from '../../../services/password-policy.js';
+import { fillText } from '../../../services/rendering/texts/index.js';
 import { html, safeHref, type Html } from './escape.js';
 import type { PageModel } from './model.js';
-import { catalogueFor, fill, type Catalogue } from './texts.js';
 
 interface Field {
   name: string;
@@ -9,28 +10,38 @@ interface Field {
   autocomplete: string;
 }
 
-/** The visible fields of each screen with a form. */
-function fieldsOf(model: PageModel, texts: Catalogue): Field[] {
-  const password = (autocomplete: string): Field => ({ name: 'password', label: texts.fields.password, type: 'password', autocomplete });
+/** A screen's text by its key (the platform's custom-text keys); empty when neither Latchkey nor the tenant has it. */
+const textOf = (model: PageModel) => (key: string) => model.texts[key] ?? '';
+
+/** The visible fields of each screen with a form, named as the platform's SDK posts them. */
+function fieldsOf(model: PageModel): Field[] {
+  const t = textOf(model);
+  const identifier: Field = model.connection?.requiresUsername
+    ? { name: 'username', label: t('usernamePlaceholder'), type: 'text', autocomplete: 'username' }
+    : { name: 'username', label: t('emailPlaceholder'), type: 'email', autocomplete: 'username' };
+  const email: Field = { name: 'email', label: t('emailPlaceholder'), type: 'email', autocomplete: 'email' };
+  const username: Field[] = model.connection?.requiresUsername ? [{ name: 'username', label: t('usernamePlaceholder'), type: 'text', autocomplete: 'username' }] : [];
+  const password = (autocomplete: string, name = 'password'): Field => ({ name, label: t('passwordPlaceholder'), type: 'password', autocomplete });
   switch (model.screen) {
     case 'login':
-      // Labelled by what the connection accepts: user names exist only where the connection requires them.
-      return [
-        model.connection?.requiresUsername
-          ? { name: 'username', label: texts.fields.usernameOrEmail, type: 'text', autocomplete: 'username' }
-          : { name: 'username', label: texts.fields.email, type: 'email', autocomplete: 'username' },
-        password('current-password'),
-      ];
+      return [identifier, password('current-password')];
+    case 'login-id':
+      return [identifier];
+    case 'login-password':
+      return [password('current-password')];
+    case 'login-passwordless-email-code':
+    case 'login-passwordless-sms-otp':
+      return [{ name: 'code', label: t('placeholder'), type: 'text', autocomplete: 'one-time-code' }];
     case 'signup':
-      return [
-        { name: 'email', label: texts.fields.email, type: 'email', autocomplete: 'email' },
-        ...(model.connection?.requiresUsername ? [{ name: 'username', label: texts.fields.username, type: 'text', autocomplete: 'username' } as const] : []),
-        password('new-password'),
-      ];
+      return [email, ...username, password('new-password')];
+    case 'signup-id':
+      return [email, ...username];
+    case 'signup-password':
+      return [password('new-password')];
     case 'reset-password-request':
-      return [{ name: 'email', label: texts.fields.email, type: 'email', autocomplete: 'email' }];
+      return [email];
     case 'reset-password':
-      return [password('new-password'), { name: 'password-confirmation', label: texts.fields.passwordConfirmation, type: 'password', autocomplete: 'new-password' }];
+      return [password('new-password', 'password-reset'), { name: 're-enter-password', label: t('reEnterpasswordPlaceholder'), type: 'password', autocomplete: 'new-password' }];
     default:
       return [];
   }
@@ -38,15 +49,26 @@ function fieldsOf(model: PageModel, texts: Catalogue): Field[] {
 
 const RULES_ID = 'password-rules';
 
+/**
+ * A strength rule in the page's language: the text `passwordRule` + its code (lengthAtLeast →
+ * passwordRuleLengthAtLeast), its numbers filled in. The code itself when no text has that key: the built-in
+ * texts word every rule services/password-policy.ts reports, so only a rule added there without texts shows it.
+ */
+function ruleText(model: PageModel, rule: PolicyRule): string {
+  const text = model.texts[`passwordRule${rule.code.charAt(0).toUpperCase()}${rule.code.slice(1)}`];
+  return text === undefined ? rule.code : fillText(text, rule.values);
+}
+
 /** A new password's rules as a list, under the field they describe. */
-function passwordRules(policy: NonNullable<PageModel['passwordPolicy']>, texts: Catalogue): Html {
+function passwordRules(policy: NonNullable<PageModel['passwordPolicy']>, model: PageModel): Html {
+  const t = textOf(model);
   const item = (text: string, items: string[] = []) => html`<li>${text}${items.length > 0 && html`<ul>${items.map((inner) => html`<li>${inner}</li>`)}</ul>`}</li>`;
   const rules = [
-    ...policy.rules.map((rule) => item(rule.text, rule.items)),
-    ...(policy.dictionary ? [item(texts.passwordRules.dictionary)] : []),
-    ...(policy.personalInfo ? [item(texts.passwordRules.personalInfo)] : []),
+    ...policy.rules.map((rule) => item(ruleText(model, rule), rule.items.map((inner) => ruleText(model, inner)))),
+    ...(policy.dictionary ? [item(t('passwordRuleDictionary'))] : []),
+    ...(policy.personalInfo ? [item(t('passwordRulePersonalInfo'))] : []),
   ];
-  return html`<div id="${RULES_ID}" class="password-rules"><p>${texts.passwordRules.heading}</p><ul>${rules}</ul></div>`;
+  return html`<div id="${RULES_ID}" class="password-rules"><p>${t('passwordSecurityText')}</p><ul>${rules}</ul></div>`;
 }
 
 function input(field: Field, value: string | undefined, describedBy: string[], autofocus: boolean): Html {
@@ -62,62 +84,116 @@ function input(field: Field, value: string | undefined, describedBy: string[], a
   ]}`;
 }
 
-/** The message of the page: the catalogue's text for the code, or on the error page the server's description. */
-function errorMessage(model: PageModel, texts: Catalogue): string | undefined {
-  if (!model.errorCode) return undefined;
-  if (model.screen === 'error') return model.errorDescription ?? texts.genericError;
-  return texts.errors[model.errorCode] ?? texts.genericError;
+function link(href: string | undefined, text: string, lead = ''): Html | undefined {
+  const target = safeHref(href);
+  return target ? html`<p class="link">${lead && html`${lead} `}<a href="${target}">${text}</a></p>` : undefined;
 }
 
-function link(href: string | undefined, text: string): Html | undefined {
-  const target = safeHref(href);
-  return target ? html`<p class="link"><a href="${target}">${text}</a></p>` : undefined;
+/** The heading and the sentence under it: the success and error screens word them as events. */
+function heading(model: PageModel): { title: string; description: string } {
+  const t = textOf(model);
+  switch (model.screen) {
+    case 'reset-password-success':
+      return { title: t('eventTitle'), description: t('description') };
+    case 'reset-password-error':
+      return { title: t('eventTitleExpired'), description: t('descriptionExpired') };
+    case 'reset-password-request':
+      return { title: t('title'), description: t('descriptionEmail') };
+    case 'reset-password-email':
+      return { title: t('title'), description: t('emailDescription') };
+    default:
+      return { title: t('title'), description: t('description') };
+  }
+}
+
+/** The identifier a screen after `login-id` or `signup-id` is for, with the link that changes it. */
+function identifierShown(model: PageModel): Html | undefined {
+  const t = textOf(model);
+  const shown = model.screenData.username ?? model.screenData.email;
+  if (!shown || !['login-password', 'signup-password', 'login-passwordless-email-code', 'login-passwordless-sms-otp'].includes(model.screen)) return undefined;
+  const change = safeHref(model.links.edit_identifier ?? model.links.back);
+  const label = model.screen === 'login-passwordless-sms-otp' ? t('editText') : t('editEmailText');
+  return html`<p class="identifier"><span>${shown}</span>${change && html` <a href="${change}" aria-label="${t('editLinkScreenReadableText') || label}">${label}</a>`}</p>`;
+}
+
+/** A second submit button on the same form that posts an `action` (resend a code or an e-mail). */
+function actionButton(model: PageModel): Html | undefined {
+  const t = textOf(model);
+  if (model.screen === 'login-passwordless-email-code' || model.screen === 'login-passwordless-sms-otp') {
+    return html`<p class="link">${t('resendText')} <button class="link" type="submit" name="action" value="resend" formnovalidate>${t('resendActionText')}</button></p>`;
+  }
+  if (model.screen === 'reset-password-email') {
+    return html`<button class="link" type="submit" name="action" value="resend-email-action">${t('resendLinkText')}</button>`;
+  }
+  if (model.screen === 'logout') {
+    // The two answers to the question, as the platform's SDK posts them (`confirmLogout({action})`).
+    return html`<button type="submit" name="action" value="accept">${t('acceptButtonText')}</button><button class="secondary" type="submit" name="action" value="deny">${t('declineButtonText')}</button>`;
+  }
+  return undefined;
+}
+
+/**
+ * The lines under a form's message: for a weak password, the policy's strength rules in the page's language (`* `
+ * before a rule, ` * ` before its items, as the platform's policy text lays them out); otherwise the description.
+ */
+function errorDetail(model: PageModel): string[] {
+  const policy = model.passwordPolicy;
+  if (model.errors[0]?.code === 'password-too-weak' && policy) {
+    return policy.rules.flatMap((rule) => [`* ${ruleText(model, rule)}`, ...rule.items.map((item) => ` * ${ruleText(model, item)}`)]);
+  }
+  return (model.errorDescription ?? '').split('\n').filter(Boolean);
 }
 
 /** The screen's own markup (heading, message, form, links): what `{%- auth0:widget -%}` stands for. */
 export function renderWidget(model: PageModel): Html {
-  const texts = catalogueFor(model.locale);
-  const screen = texts.screens[model.screen];
-  const description = fill(screen.description, { application: model.client.name, email: model.values.email ?? '' });
-  const message = errorMessage(model, texts);
+  const t = textOf(model);
+  const { title, description } = heading(model);
+  const error = model.errors[0];
   const alert =
-    message &&
-    html`<div id="page-error" class="error" role="alert"><p>${message}</p>${
+    error &&
+    html`<div id="page-error" class="error" role="alert"><p>${error.message}</p>${
       model.screen === 'error'
-        ? html`<p class="code">${texts.errorCodeLabel}: <code>${model.errorCode ?? ''}</code></p>`
-        : // On a form, the description details the message (e.g. the rules of the password policy), line by line.
-          (model.errorDescription ?? '').split('\n').filter(Boolean).map((line) => html`<p class="detail">${line}</p>`)
+        ? html`<p class="code">${t('errorCodeLabel')}: <code>${error.code}</code></p>`
+        : // On a form, the description details the message, line by line.
+          errorDetail(model).map((line) => html`<p class="detail">${line}</p>`)
     }</div>`;
   const logo = safeHref(model.client.logo_uri ?? model.tenant.picture_url);
-  const header = html`<header>${logo && html`<img class="logo" src="${logo}" alt="${model.client.name}">`}<h1>${screen.title}</h1><p>${description}</p></header>`;
+  // The logout question greets the user by name when there is one (the text would read "Hello ," without).
+  const salute = model.screen === 'logout' && model.userName && t('userSalute');
+  const header = html`<header>${logo && html`<img class="logo" src="${logo}" alt="${model.client.name}">`}<h1>${title}</h1>${salute && html`<p class="salute">${salute}</p>`}<p>${description}</p></header>`;
 
-  const fields = fieldsOf(model, texts);
+  const fields = fieldsOf(model);
+  const extraAction = actionButton(model);
   const form =
-    fields.length > 0 &&
+    (fields.length > 0 || extraAction) &&
     model.action &&
     html`${[
       html`<form method="post" action="${model.action}" novalidate>`,
       Object.entries(model.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`),
       fields.map((field, index) => {
-        const rules = field.name === 'password' && model.passwordPolicy ? model.passwordPolicy : undefined;
-        const describedBy = [...(message ? ['page-error'] : []), ...(rules ? [RULES_ID] : [])];
-        return html`${input(field, model.values[field.name], describedBy, index === 0)}${rules && passwordRules(rules, texts)}`;
+        const rules = (field.name === 'password' || field.name === 'password-reset') && model.passwordPolicy ? model.passwordPolicy : undefined;
+        const describedBy = [...(error ? ['page-error'] : []), ...(rules ? [RULES_ID] : [])];
+        return html`${input(field, model.values[field.name], describedBy, index === 0)}${rules && passwordRules(rules, model)}`;
       }),
-      html`<button type="submit">${screen.buttonText ?? texts.links.continue}</button></form>`,
+      fields.length > 0 && html`<button type="submit">${t('buttonText') || 'Continue'}</button>`,
+      extraAction,
+      html`</form>`,
     ]}`;
 
+  const loginScreens = ['login', 'login-id', 'login-password'];
   const links = [
-    model.screen === 'login' && link(model.links.resetPassword, texts.links.resetPassword),
-    model.screen === 'login' && link(model.links.signup, texts.links.signup),
-    model.screen === 'signup' && link(model.links.login, texts.links.login),
-    model.screen === 'reset-password-success' && link(model.links.application, fill(texts.links.backToApplication, { application: model.client.name })),
-    model.screen.startsWith('reset-password') && model.screen !== 'reset-password-success' && link(model.links.login, texts.links.backToLogin),
+    loginScreens.includes(model.screen) && link(model.links.reset_password, t('forgotPasswordText')),
+    loginScreens.includes(model.screen) && link(model.links.signup, t('signupActionLinkText'), t('signupActionText')),
+    model.screen.startsWith('signup') && link(model.links.login, t('loginActionLinkText'), t('loginActionText')),
+    model.screen === 'reset-password-request' && link(model.links.login, t('backToLoginLinkText')),
+    model.screen === 'reset-password-email' && link(model.links.login, t('backButtonText')),
+    model.screen === 'reset-password-success' && link(model.links.application, t('buttonText')),
   ];
 
-  return html`<main class="widget" data-screen="${model.screen}">${header}${alert}${form}${links}</main>`;
+  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${alert}${form}${links}</main>`;
 }
 
-/** The page title: the screen's title and the application's name. */
+/** The page title: the screen's `pageTitle` (it names the application). */
 export function pageTitle(model: PageModel): string {
-  return `${catalogueFor(model.locale).screens[model.screen].title} · ${model.client.name}`;
+  return model.texts.pageTitle ?? model.client.name;
 }

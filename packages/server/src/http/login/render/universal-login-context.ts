@@ -1,0 +1,88 @@
+import type { Json, PageModel, Tree } from './model.js';
+
+/** A plain object without a prototype: keys from configuration and requests are data, never `__proto__` tricks. */
+const tree = (): Tree => Object.create(null) as Tree;
+
+/** The value an optional context item names, or undefined when Latchkey has nothing for it (organizations, domains). */
+function configuredValue(item: string, model: PageModel): Json | undefined {
+  const dynamic = (prefix: string, source: Record<string, string>) => {
+    if (!item.startsWith(prefix)) return undefined;
+    const key = item.slice(prefix.length);
+    return Object.hasOwn(source, key) ? source[key] : undefined;
+  };
+  switch (item) {
+    case 'client.logo_uri':
+      return model.client.logo_uri;
+    case 'client.description':
+      return model.client.description;
+    case 'tenant.name':
+      return model.tenant.name;
+    case 'tenant.friendly_name':
+      return model.tenant.friendly_name;
+    case 'tenant.logo_url':
+      return model.tenant.picture_url;
+    case 'tenant.enabled_locales':
+      return model.tenant.enabled_locales;
+    case 'screen.texts':
+      return { ...model.texts };
+    case 'untrusted_data.submitted_form_data':
+      return { ...model.values };
+    default:
+      return dynamic('client.metadata.', model.client.metadata) ?? dynamic('untrusted_data.authorization_params.', model.authorizationParams);
+  }
+}
+
+/** Sets `value` at a dotted path, creating the objects on the way. */
+function place(target: Tree, path: readonly string[], value: Json): void {
+  let node = target;
+  path.slice(0, -1).forEach((key) => {
+    const next = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (next === undefined || next === null || typeof next !== 'object' || Array.isArray(next)) {
+      const created = tree();
+      node[key] = created;
+      node = created;
+    } else node = next;
+  });
+  const last = path.at(-1);
+  if (last !== undefined) node[last] = value;
+}
+
+/**
+ * `window.universal_login_context` as the platform shapes it: what every screen has (the client's id and name, the
+ * prompt, the screen's name, data and links, the transaction's state, locale, errors and connection), plus exactly
+ * the optional items the rendering configuration's `context_configuration` names. Nothing else is exposed: no
+ * secret, no metadata that was not asked for, no user data before the user has logged in.
+ */
+export function universalLoginContext(model: PageModel): Tree {
+  const context = tree();
+  place(context, ['client', 'id'], model.client.client_id);
+  place(context, ['client', 'name'], model.client.name);
+  context.organization = tree();
+  place(context, ['prompt', 'name'], model.prompt);
+  place(context, ['screen', 'name'], model.screen);
+  if (Object.keys(model.screenData).length > 0) place(context, ['screen', 'data'], { ...model.screenData });
+  const links = Object.entries(model.links).filter(([name]) => name !== 'application');
+  if (links.length > 0) place(context, ['screen', 'links'], Object.fromEntries(links) as Tree);
+  context.tenant = tree();
+  place(context, ['transaction', 'state'], model.state ?? '');
+  place(context, ['transaction', 'locale'], model.locale);
+  if (model.errors.length > 0) place(context, ['transaction', 'errors'], model.errors.map((error) => ({ ...error })));
+  if (model.connectionContext) place(context, ['transaction', 'connection'], model.connectionContext);
+  context.untrusted_data = tree();
+  context.user = tree();
+  for (const item of model.renderingConfig?.context_configuration ?? []) {
+    const value = configuredValue(item, model);
+    if (value !== undefined) place(context, item.split('.'), value);
+  }
+  return context;
+}
+
+/** Reads a dotted path of the context (for `{{ path }}` in head tags). */
+export function lookup(context: Tree, path: string): Json | undefined {
+  let node: Json | undefined = context;
+  for (const key of path.split('.')) {
+    if (node === null || typeof node !== 'object' || Array.isArray(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
+}

@@ -1,0 +1,95 @@
+import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
+
+/**
+ * The hosted login's screens, named and addressed as the platform names them (its prompt/screen model), so that a
+ * tenant bundle written with the platform's Advanced Customizations SDK finds the screen it expects. Each screen
+ * that takes input renders at its path (GET) and takes its form at the same path (POST), with `?state=`.
+ */
+export const TRANSACTION_SCREEN_PATHS = {
+  login: '/u/login',
+  'login-id': '/u/login/identifier',
+  'login-password': '/u/login/password',
+  'login-passwordless-email-code': '/u/login/passwordless-email-challenge',
+  'login-passwordless-sms-otp': '/u/login/passwordless-sms-challenge',
+  signup: '/u/signup',
+  'signup-id': '/u/signup/identifier',
+  'signup-password': '/u/signup/password',
+} as const;
+
+export type TransactionScreen = keyof typeof TRANSACTION_SCREEN_PATHS;
+
+/** Every screen Latchkey renders: the transaction's screens, the reset-password and logout screens, and the error page. */
+export type HostedScreen =
+  | TransactionScreen
+  | 'reset-password-request'
+  | 'reset-password-email'
+  | 'reset-password'
+  | 'reset-password-success'
+  | 'reset-password-error'
+  | 'logout'
+  | 'logout-complete'
+  | 'logout-aborted'
+  | 'error';
+
+/** The platform's prompt of each screen (rendering configurations and custom text are per prompt and screen). */
+export const PROMPT_OF: Readonly<Record<HostedScreen, string>> = {
+  login: 'login',
+  'login-id': 'login-id',
+  'login-password': 'login-password',
+  'login-passwordless-email-code': 'login-passwordless',
+  'login-passwordless-sms-otp': 'login-passwordless',
+  signup: 'signup',
+  'signup-id': 'signup-id',
+  'signup-password': 'signup-password',
+  'reset-password-request': 'reset-password',
+  'reset-password-email': 'reset-password',
+  'reset-password': 'reset-password',
+  'reset-password-success': 'reset-password',
+  'reset-password-error': 'reset-password',
+  logout: 'logout',
+  'logout-complete': 'logout',
+  'logout-aborted': 'logout',
+  error: 'common',
+};
+
+/** A screen's URL within a transaction. */
+export const screenUrl = (screen: TransactionScreen, transaction: Pick<LoginTransaction, 'publicId'>) =>
+  `${TRANSACTION_SCREEN_PATHS[screen]}?state=${encodeURIComponent(transaction.publicId)}`;
+
+/** The password-reset request screen of a connection, within a transaction. */
+export const resetRequestUrl = (connection: string, transaction: Pick<LoginTransaction, 'publicId'>) =>
+  `/u/reset-password/request/${encodeURIComponent(connection)}?state=${encodeURIComponent(transaction.publicId)}`;
+
+/**
+ * Where a transaction starts: identifier first (`login-id`, then a password or a code) when the tenant's prompt
+ * settings ask for it or when only a passwordless connection can log the user in; otherwise the page with both
+ * fields. `screen_hint=signup` starts at the signup screens.
+ */
+export function firstScreen(transaction: LoginTransaction, identifierFirst: boolean): TransactionScreen {
+  if (transaction.request.screenHint === 'signup') return identifierFirst ? 'signup-id' : 'signup';
+  return identifierFirst ? 'login-id' : 'login';
+}
+
+/**
+ * Whether the transaction has reached a screen, so that its form may be posted: a password or a code is asked only
+ * after the identifier it is for. A post to a screen the transaction has not reached (a stale tab, a forged post)
+ * is sent back to the start.
+ */
+export function screenReached(screen: TransactionScreen | 'reset-password-request', transaction: LoginTransaction): boolean {
+  switch (screen) {
+    case 'login-password':
+      return transaction.identifier !== undefined;
+    case 'login-passwordless-email-code':
+      return transaction.passwordless?.strategy === 'email';
+    case 'login-passwordless-sms-otp':
+      return transaction.passwordless?.strategy === 'sms';
+    case 'signup-password':
+      return transaction.signupIdentifiers !== undefined;
+    default:
+      return true;
+  }
+}
+
+/** The user names a database connection accepts here, as the texts that state the rule fill it in. */
+export const USERNAME_SHAPE = /^[A-Za-z0-9_.+-]{1,128}$/;
+export const USERNAME_RULE = { min: '1', max: '128', characters: '_ . + -' } as const;

@@ -1,0 +1,146 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Registry } from '../../registry.js';
+import type { ConnectionData } from '../../services/connections.js';
+import { ServiceError } from '../../services/errors.js';
+import { EMAIL_SHAPE } from '../../services/password-policy.js';
+import { usersService } from '../../services/users.js';
+import { sendScreen, type ScreenInput } from './pages.js';
+import type { PageErrorCode } from './page-errors.js';
+import { passwordPolicyView, passwordProblem } from './password-feedback.js';
+import { screenUrl, USERNAME_SHAPE } from './screens.js';
+import { ScreenForm, StateQuery } from './screen-forms.js';
+import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+
+const SignupForm = ScreenForm({
+  email: Type.Optional(Type.String({ maxLength: 320 })),
+  username: Type.Optional(Type.String({ maxLength: 128 })),
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+
+type SignupScreen = 'signup' | 'signup-id' | 'signup-password';
+
+/**
+ * The signup screens: `signup` (identifiers and password on one page), or `signup-id` then `signup-password`. The
+ * new user is created in the database connection and logged in at once (that is their first login).
+ */
+export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
+  const users = usersService({ storage: registry.storage, tenantId: registry.tenantId, now: registry.now });
+
+  function screenOf(open: OpenTransaction, connection: ConnectionData, screen: SignupScreen, extra: Partial<ScreenInput> = {}): ScreenInput {
+    const identifiers = open.transaction.signupIdentifiers;
+    return {
+      screen,
+      client: open.client,
+      transaction: open.transaction,
+      action: screenUrl(screen, open.transaction),
+      values: { email: identifiers?.email ?? open.transaction.request.loginHint ?? '', ...(identifiers?.username ? { username: identifiers.username } : {}) },
+      connection,
+      ...(screen !== 'signup-id' ? { passwordPolicy: passwordPolicyView(connection.options) } : {}),
+      ...(screen === 'signup-password' ? { screenData: { email: identifiers?.email ?? '', ...(identifiers?.username ? { username: identifiers.username } : {}) } } : {}),
+      links: {
+        login: screenUrl(screen === 'signup' ? 'login' : 'login-id', open.transaction),
+        ...(screen === 'signup-password' ? { edit_identifier: screenUrl('signup-id', open.transaction) } : {}),
+      },
+      ...extra,
+    };
+  }
+
+  /** The identifiers of a signup form, or the error code of the first one missing or malformed. */
+  function identifiersOf(connection: ConnectionData, form: { email?: string | undefined; username?: string | undefined }) {
+    const requiresUsername = connection.options.requires_username === true;
+    const email = (form.email ?? '').trim();
+    const username = (form.username ?? '').trim();
+    if (!email) return { refused: 'no-email' as const, field: 'email' };
+    if (!EMAIL_SHAPE.test(email)) return { refused: 'invalid-email-format' as const, field: 'email' };
+    if (requiresUsername && !username) return { refused: 'no-username' as const, field: 'username' };
+    if (requiresUsername && !USERNAME_SHAPE.test(username)) return { refused: 'invalid-username' as const, field: 'username' };
+    return { email, ...(requiresUsername ? { username } : {}) };
+  }
+
+  /** Creates the user with a checked password and logs them in; a refusal re-renders `screen`. */
+  async function createAndLogIn(request: FastifyRequest, reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, screen: SignupScreen, identifiers: { email: string; username?: string }, password: string) {
+    const again = (errorCode: PageErrorCode, errorField?: string) =>
+      sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode, values: { ...identifiers }, ...(errorField ? { errorField } : {}) }));
+    if (!password) return again('no-password', 'password');
+    const problem = await passwordProblem(registry, connection.name, password, identifiers);
+    if (problem) return again(problem.errorCode, 'password');
+    if (!(await registry.loginProtection.signupAllowed(request.ip))) return again('ip-signup-blocked');
+    let created;
+    try {
+      created = await users.create({ connection: connection.name, ...identifiers, password }, { ip: request.ip });
+    } catch (error) {
+      if (error instanceof ServiceError && error.kind === 'conflict') return again('email-in-use', 'email');
+      throw error;
+    }
+    return finishLogin(registry, request, reply, open, { path: 'signup-page', userId: created.user_id, connection: connection.name, amr: ['pwd'], account: { blocked: created.blocked } });
+  }
+
+  /** The database connection a signup screen creates users in; undefined once the answer is sent. */
+  async function signupConnection(open: OpenTransaction, reply: FastifyReply): Promise<ConnectionData | undefined> {
+    const connection = await databaseConnection(registry, open);
+    if (!connection) {
+      await noDatabaseConnection(registry, reply, open.client);
+      return undefined;
+    }
+    if (connection.options.disable_signup === true) {
+      await reply.header('cache-control', 'no-store').redirect(screenUrl('login', open.transaction), 302);
+      return undefined;
+    }
+    return connection;
+  }
+
+  return async (app) => {
+    const tags = ['hosted pages'];
+    const paths = { signup: '/u/signup', 'signup-id': '/u/signup/identifier', 'signup-password': '/u/signup/password' } as const;
+
+    for (const screen of ['signup', 'signup-id', 'signup-password'] as const) {
+      app.get(paths[screen], { schema: { tags, summary: `Signup screen (${screen})`, querystring: StateQuery } }, async (request, reply) => {
+        const open = await openTransaction(registry, request, reply, request.query.state);
+        if (!open) return reply;
+        const connection = await signupConnection(open, reply);
+        if (!connection) return reply;
+        if (screen === 'signup-password' && !open.transaction.signupIdentifiers) return reply.header('cache-control', 'no-store').redirect(screenUrl('signup-id', open.transaction), 302);
+        return sendScreen(registry, reply, 200, screenOf(open, connection, screen));
+      });
+    }
+
+    app.post(paths.signup, { attachValidation: true, schema: { tags, summary: 'Submit the signup screen', querystring: Type.Partial(StateQuery), body: SignupForm } }, async (request, reply) => {
+      const open = await openScreenPost(registry, request, reply, 'signup');
+      if (!open) return reply;
+      const connection = await signupConnection(open, reply);
+      if (!connection) return reply;
+      const identifiers = identifiersOf(connection, request.body);
+      if ('refused' in identifiers) {
+        const values = { email: (request.body.email ?? '').trim(), username: (request.body.username ?? '').trim() };
+        return sendScreen(registry, reply, 400, screenOf(open, connection, 'signup', { errorCode: identifiers.refused, errorField: identifiers.field, values }));
+      }
+      return createAndLogIn(request, reply, open, connection, 'signup', identifiers, request.body.password ?? '');
+    });
+
+    app.post(paths['signup-id'], { attachValidation: true, schema: { tags, summary: 'Submit the signup identifiers', querystring: Type.Partial(StateQuery), body: SignupForm } }, async (request, reply) => {
+      const open = await openScreenPost(registry, request, reply, 'signup-id');
+      if (!open) return reply;
+      const connection = await signupConnection(open, reply);
+      if (!connection) return reply;
+      const identifiers = identifiersOf(connection, request.body);
+      if ('refused' in identifiers) {
+        const values = { email: (request.body.email ?? '').trim(), username: (request.body.username ?? '').trim() };
+        return sendScreen(registry, reply, 400, screenOf(open, connection, 'signup-id', { errorCode: identifiers.refused, errorField: identifiers.field, values }));
+      }
+      await registry.transactions.save(open.handle, { ...open.transaction, signupIdentifiers: identifiers });
+      return reply.header('cache-control', 'no-store').redirect(screenUrl('signup-password', open.transaction), 302);
+    });
+
+    app.post(paths['signup-password'], { attachValidation: true, schema: { tags, summary: 'Submit the signup password', querystring: Type.Partial(StateQuery), body: SignupForm } }, async (request, reply) => {
+      const open = await openScreenPost(registry, request, reply, 'signup-password');
+      if (!open) return reply;
+      const connection = await signupConnection(open, reply);
+      if (!connection) return reply;
+      // The identifiers are the ones the transaction took on signup-id; posted copies (the SDK echoes them) are not used.
+      const identifiers = open.transaction.signupIdentifiers ?? { email: '' };
+      return createAndLogIn(request, reply, open, connection, 'signup-password', identifiers, request.body.password ?? '');
+    });
+  };
+}
