@@ -1,4 +1,5 @@
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
+import { PROMPT_OF_SCREEN } from '../../services/rendering/texts/index.js';
 
 /**
  * The hosted login's screens, named and addressed as the platform names them (its prompt/screen model), so that a
@@ -32,25 +33,7 @@ export type HostedScreen =
   | 'error';
 
 /** The platform's prompt of each screen (rendering configurations and custom text are per prompt and screen). */
-export const PROMPT_OF: Readonly<Record<HostedScreen, string>> = {
-  login: 'login',
-  'login-id': 'login-id',
-  'login-password': 'login-password',
-  'login-passwordless-email-code': 'login-passwordless',
-  'login-passwordless-sms-otp': 'login-passwordless',
-  signup: 'signup',
-  'signup-id': 'signup-id',
-  'signup-password': 'signup-password',
-  'reset-password-request': 'reset-password',
-  'reset-password-email': 'reset-password',
-  'reset-password': 'reset-password',
-  'reset-password-success': 'reset-password',
-  'reset-password-error': 'reset-password',
-  logout: 'logout',
-  'logout-complete': 'logout',
-  'logout-aborted': 'logout',
-  error: 'common',
-};
+export const PROMPT_OF: Readonly<Record<HostedScreen, string>> = PROMPT_OF_SCREEN;
 
 /** A screen's URL within a transaction. */
 export const screenUrl = (screen: TransactionScreen, transaction: Pick<LoginTransaction, 'publicId'>) =>

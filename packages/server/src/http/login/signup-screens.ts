@@ -12,6 +12,8 @@ import { passwordPolicyView, passwordProblem } from './password-feedback.js';
 import { screenUrl, USERNAME_SHAPE } from './screens.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
 import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { originFields } from '../../services/events/event.js';
+import { requestOrigin } from '../request-origin.js';
 
 const SignupForm = ScreenForm({
   email: Type.Optional(Type.String({ maxLength: 320 })),
@@ -59,10 +61,27 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
     return { email, ...(requiresUsername ? { username } : {}) };
   }
 
+  /** The same screen again, with what was typed and the first identifier that is missing or malformed. */
+  function refuseIdentifiers(
+    reply: FastifyReply,
+    open: OpenTransaction,
+    connection: ConnectionData,
+    screen: 'signup' | 'signup-id',
+    refusal: { refused: PageErrorCode; field: string },
+    form: { email?: string | undefined; username?: string | undefined },
+  ) {
+    const values = { email: (form.email ?? '').trim(), username: (form.username ?? '').trim() };
+    return sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode: refusal.refused, errorField: refusal.field, values }));
+  }
+
   /** Creates the user with a checked password and logs them in; a refusal re-renders `screen`. */
   async function createAndLogIn(request: FastifyRequest, reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, screen: SignupScreen, identifiers: { email: string; username?: string }, password: string) {
-    const again = (errorCode: PageErrorCode, errorField?: string) =>
-      sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode, values: { ...identifiers }, ...(errorField ? { errorField } : {}) }));
+    const again = (errorCode: PageErrorCode, errorField?: string) => {
+      // The tenant log's signup failure (the address throttled is `limit_mu`); never the password.
+      const event = { client_id: open.client.clientId, connection: connection.name, user_name: identifiers.email, description: errorCode, ...originFields(requestOrigin(request)) };
+      registry.events.record({ ...event, type: errorCode === 'ip-signup-blocked' ? 'limit_mu' : 'fs' });
+      return sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode, values: { ...identifiers }, ...(errorField ? { errorField } : {}) }));
+    };
     if (!password) return again('no-password', 'password');
     const problem = await passwordProblem(registry, connection.name, password, identifiers);
     if (problem) return again(problem.errorCode, 'password');
@@ -112,10 +131,7 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       const connection = await signupConnection(open, reply);
       if (!connection) return reply;
       const identifiers = identifiersOf(connection, request.body);
-      if ('refused' in identifiers) {
-        const values = { email: (request.body.email ?? '').trim(), username: (request.body.username ?? '').trim() };
-        return sendScreen(registry, reply, 400, screenOf(open, connection, 'signup', { errorCode: identifiers.refused, errorField: identifiers.field, values }));
-      }
+      if (identifiers.refused !== undefined) return refuseIdentifiers(reply, open, connection, 'signup', identifiers, request.body);
       return createAndLogIn(request, reply, open, connection, 'signup', identifiers, request.body.password ?? '');
     });
 
@@ -125,10 +141,7 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       const connection = await signupConnection(open, reply);
       if (!connection) return reply;
       const identifiers = identifiersOf(connection, request.body);
-      if ('refused' in identifiers) {
-        const values = { email: (request.body.email ?? '').trim(), username: (request.body.username ?? '').trim() };
-        return sendScreen(registry, reply, 400, screenOf(open, connection, 'signup-id', { errorCode: identifiers.refused, errorField: identifiers.field, values }));
-      }
+      if (identifiers.refused !== undefined) return refuseIdentifiers(reply, open, connection, 'signup-id', identifiers, request.body);
       await registry.transactions.save(open.handle, { ...open.transaction, signupIdentifiers: identifiers });
       return reply.header('cache-control', 'no-store').redirect(screenUrl('signup-password', open.transaction), 302);
     });
