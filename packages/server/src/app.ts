@@ -32,6 +32,9 @@ import { wellKnownRoutes } from './http/oauth/well-known.js';
 import { openapiOptions } from './http/openapi.js';
 import { BODY_LIMIT_BYTES, limitJsonDepth, serverTimeouts, trustedProxies } from './http/plugins/server-options.js';
 import { requestLogController } from './http/plugins/request-log.js';
+import { requestMetrics } from './http/plugins/request-metrics.js';
+import { closeConnectionsOnShutdown } from './http/plugins/draining.js';
+import { healthRoutes } from './http/health.js';
 import type { Registry } from './registry.js';
 
 export interface AppOptions {
@@ -56,6 +59,9 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     options.https ? Fastify({ ...base, https: { ...options.https, ...timeouts } } as FastifyHttpsOptions<Server>) : Fastify(base)
   ).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
   limitJsonDepth(app);
+  // On the root instance, before any route: every answer is counted, refusals and 404s included.
+  requestMetrics(app, registry.metrics);
+  closeConnectionsOnShutdown(app);
 
   await app.register(swagger, openapiOptions(registry.issuer));
   await app.register(formbody);
@@ -87,6 +93,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
   const bundle = loadLibraryBundle();
   await app.register(libraryRoutes(registry, bundle));
   await app.register(faviconRoutes());
+  await app.register(healthRoutes(registry.readiness));
   if (registry.config.demo && bundle) await app.register(demoRoutes(registry, bundle));
   await app.register(
     async (surface) => {

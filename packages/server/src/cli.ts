@@ -21,6 +21,7 @@ async function runServe(config: Config) {
   console.log(
     [
       `Latchkey is listening on ${server.url} (issuer ${config.issuer})`,
+      ...(server.metricsUrl ? [`Metrics (Prometheus): ${server.metricsUrl}`] : []),
       `Management API: ${config.issuer}/api/v2  (OpenAPI: ${config.issuer}/api/v2/openapi.json)`,
       credentials,
       ...(config.demo ? [`Demo application (development only): ${config.issuer}/demo/`] : []),
@@ -28,12 +29,21 @@ async function runServe(config: Config) {
         (config.production || (config.delivery.smtpUrl && config.delivery.smsUrl) ? '' : ` (read them at ${config.issuer}/dev/outbox)`),
     ].join('\n'),
   );
-  const stop = async () => {
-    await server.close();
+  // Graceful: no new connections, the requests in flight answered (bounded), then the registry closed (main.ts).
+  // A second signal during it is not caught, so it ends the process at once.
+  const stop = async (signal: string) => {
+    console.log(`Latchkey is shutting down (${signal}): answering the requests in flight`);
+    try {
+      await server.close();
+    } catch (error) {
+      console.error('latchkey: shutdown failed:', error instanceof Error ? error.message : error);
+      process.exit(1);
+    }
+    console.log('Latchkey stopped');
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
 }
 
 async function runMigrate(config: Config) {

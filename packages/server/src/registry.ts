@@ -7,6 +7,12 @@ import { opaqueTokenCodec, type OpaqueTokenCodec } from './oauth/opaque-access-t
 import { connectionSecrets, type ConnectionSecrets } from './services/connection-secrets.js';
 import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
 import { signInPipeline } from './oauth/sign-in-pipeline.js';
+import { signInEvents } from './oauth/sign-in-events.js';
+import { eventNames } from './services/events/names.js';
+import { eventRecorder, type EventRecorder } from './services/events/recorder.js';
+import { logStreamDelivery, type LogStreamDeliveryOptions } from './services/log-streams/delivery.js';
+import { logStreamSecrets } from './services/log-streams/stream-secrets.js';
+import { logStreamsService, type LogStreams } from './services/log-streams/streams.js';
 import { signingCertificates } from './keys/certificate.js';
 import { samlIdentityProvider, type SamlIdentityProvider } from './oauth/saml/identity-provider.js';
 import { samlServiceProvider } from './oauth/saml/service-provider.js';
@@ -37,6 +43,10 @@ import { passwordResets, type PasswordResets } from './services/password-reset.j
 import { ensureDemoApplication } from './services/demo-application.js';
 import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
+import { createMetrics, type Metrics } from './services/metrics.js';
+import { passwordHashingLoad } from './services/passwords.js';
+import { readinessProbe, type ReadinessReport } from './services/readiness.js';
+import { countedDatabaseLogin, countedLoginProtection, countedPasswordless, UNKNOWN_CONNECTION } from './services/sign-in-metrics.js';
 import { connectRedis } from './services/redis.js';
 import { deploymentChangeBus } from './services/change-bus/index.js';
 import { managementApiIdentifier } from './services/resource-servers.js';
@@ -93,7 +103,22 @@ export interface Registry {
   /** The Authentication API's limiter of one endpoint (route path), counting per client IP address. */
   authLimiter(path: string): RateLimiter;
   bootstrapResult: BootstrapResult;
+  /** The tenant log: `record` buffers an event, a background writer stores the buffer in batches. */
+  events: EventRecorder;
+  /** The Management API's log streams (`/api/v2/log-streams`); a worker started with the registry delivers them. */
+  logStreams: LogStreams;
+  /** Prometheus metrics (services/metrics.ts): counters the code calls, gauges read on each scrape. */
+  metrics: Metrics;
+  /** Whether the database, and Redis when configured, answer now (`/health/ready`). */
+  readiness(): Promise<ReadinessReport>;
   now: () => Date;
+  /**
+   * Releases what the registry opened, after the HTTP listener has closed and its requests have finished (main.ts),
+   * in this order: stop the timers that write (the sweeper, log stream delivery); stop hearing other nodes (the
+   * change bus); flush what is buffered for the database (the tenant log's event buffer goes here, before the
+   * database closes); then Redis, the delivery transports, and the database last, since every step before may still
+   * write to it.
+   */
   close(): Promise<void>;
 }
 
@@ -102,6 +127,8 @@ export interface RegistryOptions {
   schema?: string;
   logger?: Logger;
   now?: () => Date;
+  /** Log stream delivery's timings and endpoints (tests shorten the suspension window and the polls). */
+  logStreams?: LogStreamDeliveryOptions;
 }
 
 
@@ -116,6 +143,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     }),
   );
   const redis = config.redisUrl ? connectRedis(config.redisUrl, log) : undefined;
+  // Process metrics (event-loop lag, memory, GC) keep samplers running: only when the metrics listener will read them.
+  const metrics = createMetrics({ processMetrics: config.metrics !== undefined });
   const tenantId = config.tenant;
   const issuerClaim = `${config.issuer}/`;
   const clientSecretKey = secret.key('client-secret-hash');
@@ -140,6 +169,15 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     if (config.demo) await ensureDemoApplication({ storage, tenantId, issuer: config.issuer, now });
     const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
     const sessionLifetimes = async () => sessionLifetimesOf((await oauthConfig.tenantDocument())?.settings);
+    const events = eventRecorder({
+      storage,
+      tenantId,
+      hostname: new URL(config.issuer).hostname,
+      retentionDays: config.logRetentionDays,
+      names: eventNames({ storage, tenantId, config: oauthConfig }),
+      now,
+      log,
+    });
     const handleKey = secret.key('artifact-handle');
     const authLimiters = new Map<string, RateLimiter>();
     const attackProtection = attackProtectionSettings({ storage, tenantId, read: oauthConfig.tenantDocument });
@@ -148,7 +186,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const delivery = createDelivery(config.delivery, outbox);
     const notifier = deliveryNotifier(delivery, log);
     const resets = passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now });
-    const protection = loginProtection({ storage, tenantId, handleKey, settings: attackProtection, notifier, issuer: config.issuer, now });
+    const protection = countedLoginProtection(loginProtection({ storage, tenantId, handleKey, settings: attackProtection, notifier, issuer: config.issuer, events, now }), metrics);
     const opaqueTokens = opaqueTokenCodec(secret.key('opaque-access-token'));
     const sealedConnectionSecrets = connectionSecrets(secret.key('connection-secret-seal'));
     const transactions = loginTransactions({ storage, tenantId, handleKey, now });
@@ -156,6 +194,51 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     // Deletes expired artifacts every LATCHKEY_SWEEP_SECONDS until `close()`.
     const sweeper = artifactSweeper({ storage, intervalSeconds: config.sweepSeconds, now, log });
     sweeper.start();
+    const signIn = signInPipeline({ storage, tenantId });
+    signIn.use('event-recorded', signInEvents(events));
+    // Completed sign-ins; a refresh renews a sign-in, and is counted among the tokens issued instead.
+    signIn.use('event-recorded', async (attempt) => {
+      if (attempt.path !== 'refresh-token-grant') metrics.signIns.inc({ result: 'success', connection: attempt.connection ?? UNKNOWN_CONNECTION });
+    });
+    metrics.addGauge<'state'>({
+      name: 'latchkey_password_hashes',
+      help: 'Password hashes (argon2id) running and waiting for a CPU slot.',
+      labelNames: ['state'],
+      collect: () => {
+        const load = passwordHashingLoad();
+        return [
+          { labels: { state: 'running' }, value: load.running },
+          { labels: { state: 'waiting' }, value: load.waiting },
+        ];
+      },
+    });
+    const poolUse = storage.dialect.poolUse;
+    if (poolUse) {
+      metrics.addGauge<'state'>({
+        name: 'latchkey_database_pool_connections',
+        help: 'PostgreSQL pool connections, open (total) and idle.',
+        labelNames: ['state'],
+        collect: () => {
+          const use = poolUse();
+          return [
+            { labels: { state: 'total' }, value: use.total },
+            { labels: { state: 'idle' }, value: use.idle },
+          ];
+        },
+      });
+      metrics.addGauge({ name: 'latchkey_database_pool_waiting', help: 'Queries waiting for a PostgreSQL pool connection.', collect: () => [{ value: poolUse().waiting }] });
+    }
+    // Credentials of log streams' sinks are sealed with their own key; delivery runs until `close()`.
+    const streamSecrets = logStreamSecrets(secret.key('log-stream-secret-seal'));
+    const streamDelivery = logStreamDelivery({ storage, tenantId, secrets: streamSecrets, log, ...(options.logStreams ? { options: options.logStreams } : {}) });
+    metrics.addGauge<'stream'>({
+      name: 'latchkey_log_stream_lag_events',
+      help: 'Events of the tenant log stored after a log stream\'s position (not yet delivered or skipped by its filters), by stream id.',
+      labelNames: ['stream'],
+      // Read from the database, so every node reports the same figures whichever node delivers the stream.
+      collect: async () => (await streamDelivery.lag().catch(() => [])).map(({ stream, events }) => ({ labels: { stream }, value: events })),
+    });
+    streamDelivery.start();
     return {
       config,
       log,
@@ -170,11 +253,12 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       prompts: hostedPrompts(oauthConfig),
       userGrants: {
         userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, managementAudience: managementApiIdentifier(config.issuer), handleKey, opaqueTokens, now }),
-        databaseLogin: databaseLogin({
+        databaseLogin: countedDatabaseLogin(databaseLogin({
           storage,
           tenantId,
           databaseConnections: oauthConfig.databaseConnections,
           protection,
+          events,
           breached,
           attackProtection,
           notifyLeakedPassword: async (user, clientId) => {
@@ -182,9 +266,10 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
             await notifier.passwordLeaked({ email: user.email, url, clientName: (await oauthConfig.client(clientId))?.data.name ?? '' });
           },
           now,
-        }),
-        passwordless: passwordless({ storage, config: oauthConfig, tenantId, handleKey, now }),
-        signIn: signInPipeline({ storage, tenantId }),
+        }), metrics),
+        passwordless: countedPasswordless(passwordless({ storage, config: oauthConfig, tenantId, handleKey, now }), metrics),
+        signIn,
+        events,
         handleKey,
         now,
       },
@@ -231,10 +316,18 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         return limiter;
       },
       bootstrapResult,
+      events,
+      logStreams: logStreamsService({ storage, tenantId, secrets: streamSecrets, allowHttp: !config.production, now }),
+      metrics,
+      readiness: readinessProbe({ storage, redis }),
       now,
+      // In the order Registry.close documents: writers stop, buffers flush, the database closes last.
       async close() {
         await sweeper.stop();
+        // Before the event buffer's flush: delivery reads the log and writes positions, and then releases its leases.
+        await streamDelivery.close();
         await changeBus?.close();
+        await events.close();
         redis?.disconnect();
         await delivery.close();
         await storage.close();

@@ -57,6 +57,14 @@ describe('Authentication API rate limits (in memory)', () => {
     const userinfo = await fetch(`${server.url}/userinfo`);
     expect(userinfo.status).toBe(401);
     expect(limits(userinfo)).toEqual(['6', '5']);
+    // The database-connection calls answer their refusal in the same shape (their own errors have another one).
+    for (const path of ['/dbconnections/signup', '/dbconnections/change_password']) {
+      const call = () => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      for (let i = 0; i < 3; i += 1) expect((await call()).status).toBe(400);
+      const refusedCall = await call();
+      expect(refusedCall.status).toBe(429);
+      expect(await refusedCall.json()).toEqual(TOO_MANY);
+    }
     const start = () => fetch(`${server.url}/passwordless/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect((await start()).status).toBe(400);
     const second = await start();
@@ -83,6 +91,13 @@ describe.runIf(redisAvailable)('Authentication API rate limits shared by two ser
         LATCHKEY_AUTH_RATE_LIMIT: '3/m',
       });
       nodes.push({ url: `http://127.0.0.1:${port}`, process });
+    }
+    // Until a node's Redis connection is up, its limiter counts in memory (its insurance): wait until both say ready.
+    for (const node of nodes) {
+      for (let tries = 0; (await fetch(`${node.url}/health/ready`)).status !== 200; tries += 1) {
+        if (tries > 100) throw new Error(`${node.url} never became ready`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
   }, 60_000);
   afterAll(async () => {

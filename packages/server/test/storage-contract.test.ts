@@ -9,6 +9,7 @@ import type { DatabaseConfig } from '../src/config/load.js';
 import { randomId } from '../src/crypto/random.js';
 import { openStorage, runMigrations } from '../src/storage/open.js';
 import type { DocumentRecord, DocumentRepository } from '../src/storage/repositories/documents.js';
+import { isLogId, logIdOf } from '../src/storage/repositories/log-events.js';
 import type { Repositories } from '../src/storage/repositories/index.js';
 import type { SigningKeyRow } from '../src/storage/repositories/signing-keys.js';
 import { createStorage, type Storage } from '../src/storage/storage.js';
@@ -436,6 +437,311 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       const error = await storage.promptCustomTexts.put('no-such-tenant', 'login', 'en', {}).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(Error);
       expect(await storage.promptCustomTexts.get('no-such-tenant', 'login', 'en')).toBeUndefined();
+    });
+  });
+
+  describe('log events', () => {
+    const tenant = 'tenant-log-events';
+    const day = (n: number, time = '12:00:00.000') => `2024-03-${String(n).padStart(2, '0')}T${time}Z`;
+    type Event = { date: string; type: string; user_id?: string; client_id?: string; connection?: string; ip?: string; description?: string };
+    const store = (on: Storage, events: Event[], tenantId = tenant, expiresAt = '2099-01-01T00:00:00.000Z') =>
+      on.transaction((repos) => repos.logEvents.insertBatch(tenantId, events.map((event) => ({ event, expiresAt }))));
+    const all = async (on: Storage = storage, tenantId = tenant) => (await on.logEvents.list<Event>(tenantId, { limit: 10_000, sort: 'asc' })).events;
+
+    beforeAll(async () => {
+      await storage.tenants.insertIfMissing(tenant, {}, tick());
+    });
+
+    it('assigns fixed-width ids in the order given, per tenant, and reads events back as written', async () => {
+      const ids = await store(storage, [
+        { date: day(1), type: 's', user_id: 'u1', client_id: 'c1', connection: 'db', ip: '10.0.0.1', description: 'ünïcødé ✓' },
+        { date: day(1, '12:00:01.000'), type: 'fp', user_id: 'u2', ip: '10.0.0.2' },
+      ]);
+      expect(ids).toEqual([logIdOf(1), logIdOf(2)]);
+      expect(ids.every(isLogId)).toBe(true);
+      expect(ids[0]).toMatch(/^90020\d{20}$/);
+      expect(await storage.logEvents.get(tenant, ids[0] as string)).toEqual({
+        log_id: ids[0],
+        date: day(1),
+        type: 's',
+        user_id: 'u1',
+        client_id: 'c1',
+        connection: 'db',
+        ip: '10.0.0.1',
+        description: 'ünïcødé ✓',
+      });
+      // Another tenant counts on its own; its events are not this tenant's.
+      expect(await store(storage, [{ date: day(1), type: 's' }], tenantB)).toEqual([logIdOf(1)]);
+      expect(await storage.logEvents.get(tenant, logIdOf(3))).toBeUndefined();
+      expect(await storage.logEvents.get(tenantB, ids[1] as string)).toBeUndefined();
+      // Text order is numeric order, past a change in the number of digits.
+      expect(logIdOf(9) < logIdOf(10) && logIdOf(99_999) < logIdOf(100_000)).toBe(true);
+    });
+
+    it('leaves no trace of a batch whose transaction rolled back: ids go on without a gap', async () => {
+      const before = (await all()).map((event) => event.log_id);
+      const failure = new Error('rolled back');
+      await expect(
+        storage.transaction(async (repos) => {
+          await repos.logEvents.insertBatch(tenant, [{ event: { date: day(2), type: 'f' }, expiresAt: day(30) }]);
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect((await all()).map((event) => event.log_id)).toEqual(before);
+      const [next] = await store(storage, [{ date: day(2), type: 'ss', user_id: 'u3' }]);
+      expect(next).toBe(logIdOf(before.length + 1));
+    });
+
+    it('stores large batches in order (several statements) and lists them with filters, order, windows and totals', async () => {
+      const types = ['s', 'f', 'seccft'];
+      const batch: Event[] = Array.from({ length: 300 }, (_, i) => ({
+        date: day(3 + (i % 5), `10:00:${String(i % 60).padStart(2, '0')}.000`),
+        type: types[i % 3] as string,
+        user_id: `user-${i % 7}`,
+        client_id: `client-${i % 2}`,
+        connection: i % 2 === 0 ? 'db' : 'email',
+        ip: `10.1.0.${i % 4}`,
+        description: `#${i}`,
+      }));
+      const ids = await store(storage, batch);
+      expect(ids).toHaveLength(300);
+      expect([...ids].sort()).toEqual(ids);
+      const window = await storage.logEvents.list<Event>(tenant, { where: { user_id: 'user-3', type: 'f' }, sort: 'asc', offset: 1, limit: 3, includeTotal: true });
+      const matching = batch.filter((event) => event.user_id === 'user-3' && event.type === 'f');
+      expect(window.total).toBe(matching.length);
+      expect(window.events.map((event) => event.description)).toEqual(matching.slice(1, 4).map((event) => event.description));
+      const newest = await storage.logEvents.list<Event>(tenant, { where: { client_id: 'client-1', connection: 'email', ip: '10.1.0.1' }, limit: 2 });
+      expect(newest.total).toBeUndefined();
+      const expected = batch.filter((event) => event.client_id === 'client-1' && event.connection === 'email' && event.ip === '10.1.0.1').reverse();
+      expect(newest.events.map((event) => event.description)).toEqual(expected.slice(0, 2).map((event) => event.description));
+      const anyOf = await storage.logEvents.list<Event>(tenant, { where: { types: ['seccft', 'ss'] }, limit: 1000, includeTotal: true });
+      expect(anyOf.total).toBe(batch.filter((event) => event.type === 'seccft').length + 1);
+      expect((await storage.logEvents.list(tenant, { where: { types: [] }, limit: 10, includeTotal: true })).total).toBe(0);
+      // Date bounds are inclusive.
+      const dated = await storage.logEvents.list<Event>(tenant, { where: { dateFrom: day(4, '10:00:00.000'), dateTo: day(5, '10:00:59.000') }, limit: 1000, includeTotal: true });
+      expect(dated.total).toBe(batch.filter((event) => event.date >= day(4, '10:00:00.000') && event.date <= day(5, '10:00:59.000')).length);
+    });
+
+    it('pages by checkpoint: from the start or after an id, with filters, never repeating an event', async () => {
+      const everything = await all();
+      const seen: string[] = [];
+      let from: string | undefined;
+      for (;;) {
+        const page = await storage.logEvents.after<Event>(tenant, from, 37);
+        if (page.length === 0) break;
+        seen.push(...page.map((event) => event.log_id));
+        from = page.at(-1)?.log_id;
+      }
+      expect(seen).toEqual(everything.map((event) => event.log_id));
+      const users = await storage.logEvents.after<Event>(tenant, everything[10]?.log_id, 5, { user_id: 'user-2' });
+      expect(users.every((event) => event.user_id === 'user-2' && event.log_id > (everything[10]?.log_id ?? ''))).toBe(true);
+      expect(users).toHaveLength(5);
+    });
+
+    it('counts events per day and type, and the distinct users of some types since a date', async () => {
+      const other = 'tenant-log-stats';
+      await storage.tenants.insertIfMissing(other, {}, tick());
+      await store(
+        storage,
+        [
+          { date: day(10, '00:00:00.000'), type: 's', user_id: 'a' },
+          { date: day(10, '23:59:59.999'), type: 's', user_id: 'b' },
+          { date: day(10, '08:00:00.000'), type: 'ss', user_id: 'b' },
+          { date: day(11, '08:00:00.000'), type: 's', user_id: 'a' },
+          { date: day(11, '09:00:00.000'), type: 'pwd_leak' },
+          { date: day(12, '09:00:00.000'), type: 's', user_id: 'c' },
+          { date: day(11, '10:00:00.000'), type: 'f', user_id: 'd' },
+        ],
+        other,
+      );
+      const counts = await storage.logEvents.countByDay(other, { from: day(10, '00:00:00.000'), to: day(12, '00:00:00.000'), types: ['s', 'ss', 'pwd_leak'] });
+      expect(counts).toEqual([
+        { day: '2024-03-10', type: 's', count: 2 },
+        { day: '2024-03-10', type: 'ss', count: 1 },
+        { day: '2024-03-11', type: 'pwd_leak', count: 1 },
+        { day: '2024-03-11', type: 's', count: 1 },
+      ]);
+      expect(await storage.logEvents.activeUsers(other, { since: day(10, '00:00:00.000'), types: ['s'] })).toBe(3);
+      expect(await storage.logEvents.activeUsers(other, { since: day(11, '00:00:00.000'), types: ['s', 'ss'] })).toBe(2);
+      expect(await storage.logEvents.activeUsers(other, { since: day(1), types: [] })).toBe(0);
+    });
+
+    it('deletes expired events of every tenant in batches, and only those', async () => {
+      const sweepTenant = 'tenant-log-sweep';
+      await storage.tenants.insertIfMissing(sweepTenant, {}, tick());
+      const expiring = Array.from({ length: 5 }, (_, i) => ({ date: day(1), type: 'f', description: `old-${i}` }));
+      await store(storage, expiring, sweepTenant, '2024-04-01T00:00:00.000Z');
+      await store(storage, [{ date: day(1), type: 's', description: 'kept' }], sweepTenant, '2024-05-01T00:00:00.000Z');
+      expect(await storage.logEvents.deleteExpired('2024-04-01T00:00:00.000Z', 3)).toBe(3);
+      expect(await storage.logEvents.deleteExpired('2024-04-01T00:00:00.000Z', 3)).toBe(2);
+      expect(await storage.logEvents.deleteExpired('2024-04-01T00:00:00.000Z', 3)).toBe(0);
+      expect((await all(storage, sweepTenant)).map((event) => event.description)).toEqual(['kept']);
+    });
+
+    it('orders concurrent writers by commit: a writer waits for the tenant lock, so a reader paging by checkpoint never skips an event', async () => {
+      const race = 'tenant-log-race';
+      await storage.tenants.insertIfMissing(race, {}, tick());
+      // PostgreSQL: a second pool on the same database, as another node has. SQLite: the same storage (its one
+      // connection serialises transactions; other processes wait for BEGIN IMMEDIATE, tested above); a second
+      // connection in this process would block the thread the first one needs to commit.
+      const second = dialect === 'postgres' ? await database.open({ migrate: false }) : storage;
+      try {
+        // A holds the lock with its ids taken and not yet committed; B, on the other node, must wait for A.
+        const order: string[] = [];
+        let taken = () => {};
+        const aHasIds = new Promise<void>((resolve) => (taken = resolve));
+        const a = storage.transaction(async (repos) => {
+          const ids = await repos.logEvents.insertBatch(race, [{ event: { date: day(1), type: 's', description: 'a' }, expiresAt: day(30) }]);
+          taken();
+          await sleep(150);
+          order.push('a:commit');
+          return ids;
+        });
+        await aHasIds;
+        const b = store(second, [{ date: day(1), type: 's', description: 'b' }], race).then((ids) => {
+          order.push('b:commit');
+          return ids;
+        });
+        const [idsA, idsB] = await Promise.all([a, b]);
+        expect(order).toEqual(['a:commit', 'b:commit']);
+        expect((idsA[0] ?? '') < (idsB[0] ?? '')).toBe(true);
+
+        // Writers on both nodes, each transaction lingering before its commit, while a reader pages by checkpoint.
+        let writing = true;
+        const writer = async (on: Storage, label: string) => {
+          for (let i = 0; i < 12; i += 1) {
+            await on.transaction(async (repos) => {
+              await repos.logEvents.insertBatch(race, [1, 2, 3].map((n) => ({ event: { date: day(2), type: 's', description: `${label}-${i}-${n}` }, expiresAt: day(30) })));
+              await sleep(5);
+            });
+          }
+        };
+        const seen: string[] = [];
+        const reader = async () => {
+          let from: string | undefined;
+          for (;;) {
+            const stillWriting = writing;
+            const page = await second.logEvents.after<Event>(race, from, 4);
+            seen.push(...page.map((event) => event.log_id));
+            from = page.at(-1)?.log_id ?? from;
+            if (page.length === 0 && !stillWriting) return;
+            if (page.length === 0) await sleep(2);
+          }
+        };
+        const reading = reader();
+        await Promise.all([writer(storage, 'one'), writer(second, 'two')]);
+        writing = false;
+        await reading;
+        const stored = (await all(storage, race)).map((event) => event.log_id);
+        expect(stored).toHaveLength(2 + 2 * 12 * 3);
+        expect(seen).toEqual(stored);
+        expect(stored).toEqual(stored.map((_, i) => logIdOf(i + 1)));
+      } finally {
+        if (second !== storage) await second.close();
+      }
+    });
+  });
+
+  describe('log streams', () => {
+    const tenant = 'tenant-log-streams';
+    type Settings = { name: string; sink: { url: string } };
+    const at = (seconds: number) => new Date(Date.parse('2024-05-01T00:00:00.000Z') + seconds * 1000).toISOString();
+    let n = 0;
+    const newStream = async (on: Storage = storage, status: 'active' | 'paused' = 'active', tenantId = tenant) => {
+      n += 1;
+      const id = `lst_${n}`;
+      await on.logStreams.insert<Settings>(tenantId, { id, data: { name: `stream ${n}`, sink: { url: `https://logs-${n}.example/` } }, status, position: null, createdAt: tick() });
+      return id;
+    };
+
+    beforeAll(async () => {
+      await storage.tenants.insertIfMissing(tenant, {}, tick());
+    });
+
+    it('stores settings as JSON beside the delivery state, lists a tenant’s streams oldest first, updates and removes them', async () => {
+      const other = 'tenant-log-streams-other';
+      await storage.tenants.insertIfMissing(other, {}, tick());
+      const first = await newStream();
+      const second = await newStream(storage, 'paused');
+      await newStream(storage, 'active', other);
+      expect(await storage.logStreams.get<Settings>(tenant, first)).toEqual({
+        id: first,
+        data: { name: expect.any(String), sink: { url: expect.stringMatching(/^https:/) } },
+        status: 'active',
+        statusReason: null,
+        position: null,
+        failingSince: null,
+        lastError: null,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        createdAt: expect.any(String),
+      });
+      expect((await storage.logStreams.list(tenant)).map((stream) => stream.id).slice(-2)).toEqual([first, second]);
+      expect(await storage.logStreams.count(other)).toBe(1);
+      expect(await storage.logStreams.get(other, first)).toBeUndefined();
+
+      expect(await storage.logStreams.update<Settings>(tenant, second, { data: { name: 'renamed', sink: { url: 'https://x.example/' } }, status: 'active' })).toBe(true);
+      expect(await storage.logStreams.get<Settings>(tenant, second)).toMatchObject({ data: { name: 'renamed' }, status: 'active' });
+      expect(await storage.logStreams.update(tenant, 'lst_missing', { status: 'paused' })).toBe(false);
+      expect(await storage.logStreams.update(other, second, { status: 'paused' })).toBe(false);
+
+      expect(await storage.logStreams.remove(other, first)).toBe(false);
+      expect(await storage.logStreams.remove(tenant, first)).toBe(true);
+      expect(await storage.logStreams.remove(tenant, first)).toBe(false);
+      expect(await storage.logStreams.get(tenant, first)).toBeUndefined();
+    });
+
+    it('leases a stream to one owner at a time: renewed by its owner, taken over only after it expired, never while paused', async () => {
+      const id = await newStream();
+      expect(await storage.logStreams.claim(tenant, id, 'node-a', at(0), at(30))).toBe(true);
+      expect(await storage.logStreams.claim(tenant, id, 'node-b', at(10), at(40))).toBe(false);
+      expect(await storage.logStreams.claim(tenant, id, 'node-a', at(20), at(50))).toBe(true);
+      expect(await storage.logStreams.claim(tenant, id, 'node-b', at(49), at(79))).toBe(false);
+      expect(await storage.logStreams.claim(tenant, id, 'node-b', at(51), at(81))).toBe(true);
+      expect(await storage.logStreams.get(tenant, id)).toMatchObject({ leaseOwner: 'node-b', leaseExpiresAt: at(81) });
+
+      // Fencing: the previous owner can neither renew, nor move the position, nor record failures, nor release.
+      expect(await storage.logStreams.claim(tenant, id, 'node-a', at(52), at(82))).toBe(false);
+      expect(await storage.logStreams.advance(tenant, id, 'node-a', logIdOf(5), at(82))).toBe(false);
+      expect(await storage.logStreams.failed(tenant, id, 'node-a', at(52), 'boom')).toBeUndefined();
+      await storage.logStreams.release(tenant, id, 'node-a');
+      expect(await storage.logStreams.get(tenant, id)).toMatchObject({ leaseOwner: 'node-b', position: null, failingSince: null });
+
+      await storage.logStreams.release(tenant, id, 'node-b');
+      expect(await storage.logStreams.get(tenant, id)).toMatchObject({ leaseOwner: null, leaseExpiresAt: null });
+      await storage.logStreams.update(tenant, id, { status: 'paused' });
+      expect(await storage.logStreams.claim(tenant, id, 'node-a', at(60), at(90))).toBe(false);
+    });
+
+    it('keeps the start of a run of failures until a delivery succeeds; suspends with the reason, ending the lease; resuming forgets them', async () => {
+      const id = await newStream();
+      expect(await storage.logStreams.claim(tenant, id, 'node-a', at(0), at(30))).toBe(true);
+      expect(await storage.logStreams.advance(tenant, id, 'node-a', logIdOf(3), at(31))).toBe(true);
+      expect(await storage.logStreams.failed(tenant, id, 'node-a', at(1), 'HTTP 500')).toBe(at(1));
+      expect(await storage.logStreams.failed(tenant, id, 'node-a', at(2), 'HTTP 502')).toBe(at(1));
+      expect(await storage.logStreams.get(tenant, id)).toMatchObject({ position: logIdOf(3), failingSince: at(1), lastError: 'HTTP 502' });
+      expect(await storage.logStreams.advance(tenant, id, 'node-a', logIdOf(7), at(40))).toBe(true);
+      expect(await storage.logStreams.get(tenant, id)).toMatchObject({ position: logIdOf(7), failingSince: null, lastError: null, leaseExpiresAt: at(40) });
+
+      await storage.logStreams.failed(tenant, id, 'node-a', at(5), 'timeout');
+      expect(await storage.logStreams.suspend(tenant, id, 'node-b', 'not the owner')).toBe(false);
+      expect(await storage.logStreams.suspend(tenant, id, 'node-a', 'failing for 15 min')).toBe(true);
+      expect(await storage.logStreams.get(tenant, id)).toMatchObject({ status: 'suspended', statusReason: 'failing for 15 min', leaseOwner: null, failingSince: at(5) });
+      expect(await storage.logStreams.claim(tenant, id, 'node-a', at(6), at(36))).toBe(false);
+
+      expect(await storage.logStreams.update(tenant, id, { status: 'active', resume: true })).toBe(true);
+      expect(await storage.logStreams.get(tenant, id)).toMatchObject({ status: 'active', statusReason: null, failingSince: null, lastError: null, position: logIdOf(7) });
+    });
+
+    it('gives a free lease to exactly one of many concurrent claimers, across connections', async () => {
+      const second = dialect === 'postgres' ? await database.open({ migrate: false }) : storage;
+      try {
+        const id = await newStream();
+        const claims = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? storage : second).logStreams.claim(tenant, id, `node-${i}`, at(0), at(30)));
+        expect((await Promise.all(claims)).filter(Boolean)).toHaveLength(1);
+      } finally {
+        if (second !== storage) await second.close();
+      }
     });
   });
 

@@ -25,6 +25,8 @@ export interface Config {
   configCacheSeconds: Value<'LATCHKEY_CONFIG_CACHE_SECONDS'>;
   /** Seconds between sweeps of expired artifacts; 0 turns sweeping off. */
   sweepSeconds: Value<'LATCHKEY_SWEEP_SECONDS'>;
+  /** Days the tenant log keeps an event. */
+  logRetentionDays: Value<'LATCHKEY_LOG_RETENTION_DAYS'>;
   /** E-mail and SMS delivery; unset channels write to the local outbox. */
   delivery: {
     smtpUrl: Value<'SMTP_URL'>;
@@ -43,6 +45,8 @@ export interface Config {
     requestSeconds: Value<'LATCHKEY_REQUEST_TIMEOUT_SECONDS'>;
     keepAliveSeconds: Value<'LATCHKEY_KEEP_ALIVE_TIMEOUT_SECONDS'>;
   };
+  /** The Prometheus listener (`GET /metrics`); undefined when LATCHKEY_METRICS_PORT is unset. */
+  metrics: { port: NonNullable<Value<'LATCHKEY_METRICS_PORT'>>; host: Value<'LATCHKEY_METRICS_HOST'> } | undefined;
   production: Value<'NODE_ENV'>;
   /** Serve the demo application (`/demo/`) and provision its client; never in production. */
   demo: boolean;
@@ -142,6 +146,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const trustProxy = read('LATCHKEY_TRUST_PROXY');
   const edgeApiKey = read('LATCHKEY_EDGE_API_KEY');
+  const metricsPort = read('LATCHKEY_METRICS_PORT');
+  // Checked even while the listener is off, so a mistake shows before the day it is turned on.
+  const metricsHost = read('LATCHKEY_METRICS_HOST');
+  const metrics = metricsPort === undefined ? undefined : { port: metricsPort, host: metricsHost };
   const demo = read('LATCHKEY_DEMO') && !production;
   const breachedRangeUrl = read('LATCHKEY_BREACHED_RANGE_URL');
   const smtpUrl = read('SMTP_URL');
@@ -164,10 +172,12 @@ export function loadConfig(env: Env = process.env): Config {
     authRateLimit,
     configCacheSeconds,
     sweepSeconds,
+    logRetentionDays: read('LATCHKEY_LOG_RETENTION_DAYS'),
     edgeApiKey,
     trustProxy,
     timeouts,
     delivery: { smtpUrl, mailFrom, smsUrl, smsToken: read('LATCHKEY_SMS_TOKEN'), smsFrom: read('LATCHKEY_SMS_FROM') },
+    metrics,
     production,
     demo,
     logLevel,

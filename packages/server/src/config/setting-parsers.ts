@@ -71,6 +71,13 @@ export function wholeSeconds(min: number, max: number): (raw: string) => number 
   };
 }
 
+export function wholeDays(min: number, max: number): (raw: string) => number {
+  return (raw) => {
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`expected whole days ${min}-${max}, got "${raw}"`);
+    return Number(raw);
+  };
+}
+
 export function tenantName(raw: string): string {
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(raw)) throw new Error('use lower-case letters, digits and dashes');
   return raw;

@@ -1,5 +1,5 @@
 import { parseRateLimit, parseRateLimitOverrides, type RateLimitSpec } from './rate-limit-spec.js';
-import { database, host, issuer, logLevel, mailbox, onOff, port, secretOf32, tenantName, urlOf, wholeSeconds } from './setting-parsers.js';
+import { database, host, issuer, logLevel, mailbox, onOff, port, secretOf32, tenantName, urlOf, wholeDays, wholeSeconds } from './setting-parsers.js';
 import { parseTrustProxy } from './trust-proxy.js';
 
 /**
@@ -122,6 +122,13 @@ export const SETTINGS = [
     parse: wholeSeconds(0, 86_400),
   },
   {
+    env: 'LATCHKEY_LOG_RETENTION_DAYS',
+    default: '30',
+    meaning:
+      'Days the tenant log (`/api/v2/logs`) keeps an event (1-3650). Expired events are deleted by the same sweeps as expired sessions (LATCHKEY_SWEEP_SECONDS).',
+    parse: wholeDays(1, 3650),
+  },
+  {
     env: 'LATCHKEY_EDGE_API_KEY',
     meaning:
       'Key the edge proxy that verifies client certificates sends as `cname-api-key` (at least 32 characters). When set, the token endpoint accepts mTLS client authentication from requests carrying it with `client-certificate` and `client-certificate-ca-verified`; unset, those headers are ignored.',
@@ -152,6 +159,19 @@ export const SETTINGS = [
     meaning:
       'Seconds an idle keep-alive connection stays open for the next request (1-600). Behind a load balancer that reuses connections, set it above the balancer\'s idle timeout (e.g. 65 behind one that keeps them 60).',
     parse: wholeSeconds(1, 600),
+  },
+  {
+    env: 'LATCHKEY_METRICS_PORT',
+    meaning:
+      'TCP port of a separate listener serving Prometheus metrics at `GET /metrics` (requests, latencies, sign-ins, tokens, refusals, the password-hash queue, the database pool, event-loop lag). Unset, nothing listens: the metrics are never public by accident. See Operations.',
+    parse: port,
+  },
+  {
+    env: 'LATCHKEY_METRICS_HOST',
+    default: '$HOST',
+    shownDefault: '(same as HOST)',
+    meaning: 'Address the metrics listener binds to, e.g. an internal interface the scraper reaches and the public does not.',
+    parse: host,
   },
   {
     env: 'LATCHKEY_DEMO',

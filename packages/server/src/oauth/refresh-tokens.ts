@@ -57,7 +57,18 @@ export interface RedeemedRefreshToken {
 const KIND = 'refresh_token';
 const CHAIN_ID = /^[A-Za-z0-9_-]{22}$/;
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
-const unknownToken = () => new InvalidGrant('Unknown or invalid refresh token.');
+const UNKNOWN_TOKEN = 'Unknown or invalid refresh token.';
+const unknownToken = () => new InvalidGrant(UNKNOWN_TOKEN);
+
+/**
+ * The answer to a reused refresh token: on the wire the same as an unknown one (the presenter learns nothing), but
+ * its own class, so that the tenant log records reuse (`ferrt`, with the user whose grant was revoked).
+ */
+export class RefreshTokenReused extends InvalidGrant {
+  constructor(readonly userId: string) {
+    super(UNKNOWN_TOKEN);
+  }
+}
 
 type Presented = { chainId: string; secret: string };
 
@@ -125,7 +136,7 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
       if (row.data.idle_expires_at <= now) throw unknownToken();
       const family = row.family ?? row.id;
       // Not the secret in force: an earlier token of this chain, spent by a rotation and now presented again.
-      if (!safeEqual(row.data.secret, hash(presented.secret))) return handleRefreshTokenReuse(family, at);
+      if (!safeEqual(row.data.secret, hash(presented.secret))) return handleRefreshTokenReuse(family, at, row.data.user_id);
       return {
         data: withoutSecret(row.data),
         family,
@@ -160,9 +171,9 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
    * hold the same token. So the whole grant is revoked (its code and refresh tokens die, our endpoints refuse the
    * access tokens it issued) and neither can go on; the presenter hears only that the token is unknown.
    */
-  async function handleRefreshTokenReuse(family: string, at: Date): Promise<never> {
+  async function handleRefreshTokenReuse(family: string, at: Date, userId: string): Promise<never> {
     await revokeGrant(storage, tenantId, family, at);
-    throw unknownToken();
+    throw new RefreshTokenReused(userId);
   }
 
   return store;

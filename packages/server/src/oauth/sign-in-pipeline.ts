@@ -1,3 +1,4 @@
+import type { RequestOrigin } from '../services/events/event.js';
 import type { Storage } from '../storage/storage.js';
 import { AccessDenied, BlockedUser, type OAuthError } from './errors.js';
 
@@ -14,7 +15,7 @@ import { AccessDenied, BlockedUser, type OAuthError } from './errors.js';
  * - `multi-factor`, `post-login-actions`, `organization-membership`, `consent`: pass through until the issues that
  *   fill them land (Latchkey keeps no consent yet: see authorize/flow.ts).
  * - `session-and-tokens`: the path's own ending (an SSO session with its code or SAML answer, or tokens).
- * - `event-recorded`: after the session or tokens exist.
+ * - `event-recorded`: after the session or tokens exist: the tenant log's success event (oauth/sign-in-events.ts).
  */
 export const SIGN_IN_STAGES = [
   'credentials-verified',
@@ -86,8 +87,13 @@ export interface SignInAttempt {
   /** The connection that verified the credentials; undefined on a refresh (its chain does not record it). */
   connection: string | undefined;
   amr: readonly string[];
-  /** The account as the credential check left it, when it read it (saves the account check a read). */
-  account?: { blocked?: boolean | undefined } | undefined;
+  /** The account as the credential check left it, when it read it (saves the account check a read, the log a name). */
+  account?: { blocked?: boolean | undefined; email?: string | undefined; username?: string | undefined } | undefined;
+  /** Where the request came from (the `event-recorded` stage logs it). */
+  origin: RequestOrigin;
+  /** The API and scopes the sign-in asked for, where the path has them (logged with the event). */
+  audience?: string | undefined;
+  scope?: string | undefined;
   /** The error this path answers a refusal with (each surface has its own error family). */
   refuse(refusal: SignInRefusal): Error | Promise<Error>;
 }

@@ -13,7 +13,7 @@ export const SWEEP_RETENTION_SECONDS = 86_400;
 export const SWEEP_BATCH = 500;
 
 export interface ArtifactSweeperDeps {
-  storage: Pick<Storage, 'artifacts'>;
+  storage: Pick<Storage, 'artifacts' | 'logEvents'>;
   /** Seconds between the end of one sweep and the start of the next. */
   intervalSeconds: number;
   now: () => Date;
@@ -23,9 +23,9 @@ export interface ArtifactSweeperDeps {
 
 /**
  * Deletes expired sessions, login transactions, codes, refresh-token chains and counters in the background, so that
- * the artifacts table holds what is live (and a day of history) instead of every login ever made. Every node runs
- * one; two nodes sweeping at once delete disjoint or already-deleted rows, which is harmless. The timer does not keep
- * the process alive, and `stop` waits for a sweep in progress.
+ * the artifacts table holds what is live (and a day of history) instead of every login ever made; and tenant log
+ * events past their retention. Every node runs one; two nodes sweeping at once delete disjoint or already-deleted
+ * rows, which is harmless. The timer does not keep the process alive, and `stop` waits for a sweep in progress.
  */
 export function artifactSweeper(deps: ArtifactSweeperDeps) {
   const batch = deps.batch ?? SWEEP_BATCH;
@@ -33,23 +33,33 @@ export function artifactSweeper(deps: ArtifactSweeperDeps) {
   let running: Promise<void> | undefined;
   let stopped = false;
 
-  /** One sweep: batches until one deletes fewer rows than the batch size. Returns how many rows went. */
-  async function sweepNow(): Promise<number> {
-    const before = new Date(deps.now().getTime() - SWEEP_RETENTION_SECONDS * 1000).toISOString();
+  /** Deletes in batches until one deletes fewer rows than the batch size. Returns how many rows went. */
+  async function inBatches(sweep: (before: string, limit: number) => Promise<number>, before: string): Promise<number> {
     let total = 0;
     for (;;) {
-      const deleted = await deps.storage.artifacts.sweep(before, batch);
+      const deleted = await sweep(before, batch);
       total += deleted;
       if (deleted < batch || stopped) return total;
       await yieldToEventLoop();
     }
   }
 
+  /**
+   * One sweep: expired artifacts, a day after they expired, and tenant log events whose retention is over
+   * (LATCHKEY_LOG_RETENTION_DAYS, already counted into their expiry). Returns how many rows went.
+   */
+  async function sweepNow(): Promise<number> {
+    const now = deps.now().getTime();
+    const artifacts = await inBatches((before, limit) => deps.storage.artifacts.sweep(before, limit), new Date(now - SWEEP_RETENTION_SECONDS * 1000).toISOString());
+    if (stopped) return artifacts;
+    return artifacts + (await inBatches((before, limit) => deps.storage.logEvents.deleteExpired(before, limit), new Date(now).toISOString()));
+  }
+
   function schedule() {
     timer = setTimeout(() => {
       running = sweepNow()
         .then((deleted) => {
-          if (deleted > 0) deps.log.info({ deleted }, 'expired artifacts deleted');
+          if (deleted > 0) deps.log.info({ deleted }, 'expired artifacts and log events deleted');
         })
         .catch((error: unknown) => deps.log.warn({ err: error }, 'sweeping expired artifacts failed; trying again later'))
         .finally(() => {

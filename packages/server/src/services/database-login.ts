@@ -4,10 +4,21 @@ import type { BreachedPasswords } from './breached-passwords.js';
 import { keyedSerial } from './keyed-serial.js';
 import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
+import type { LogEventType, NewLogEvent } from './events/event.js';
+import type { EventRecorder } from './events/recorder.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { loginAccount, withLogin, type UserData } from './users.js';
 
 export type DatabaseLoginFailure = 'unknown_connection' | 'connection_not_enabled' | 'wrong_credentials' | 'blocked' | 'too_many_attempts' | 'ip_throttled' | 'password_leaked';
+
+export interface LoginInput {
+  connection: string;
+  clientId: string;
+  username: string;
+  password: string;
+  ip: string;
+  userAgent?: string | undefined;
+}
 
 export type DatabaseLoginResult =
   | { ok: true; userId: string; connection: string; user: UserData }
@@ -19,6 +30,8 @@ export interface DatabaseLoginDeps {
   /** The tenant's database connections (strategy `auth0`) in creation order, as the configuration cache has them. */
   databaseConnections: () => Promise<readonly ConnectionData[]>;
   protection: LoginProtection;
+  /** The tenant log: every refusal of an attempt is logged here, where it is decided (`fp`, `fu`, `limit_wc`...). */
+  events: Pick<EventRecorder, 'record'>;
   breached: BreachedPasswords;
   attackProtection: AttackProtectionSettings;
   /** Breached-password detection with `user_notification`: tell the user, with a way to choose a new password. */
@@ -60,36 +73,41 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
      * all pass the brute-force gate before the block lands, so wrong guesses cost at most `max_attempts`
      * argon2id verifications, not one per concurrent request.
      */
-    login(input: { connection: string; clientId: string; username: string; password: string; ip: string }): Promise<DatabaseLoginResult> {
+    login(input: LoginInput): Promise<DatabaseLoginResult> {
       return serially(`${input.connection}\n${input.username.trim().toLowerCase()}\n${input.ip}`, () => attempt(input));
     },
   };
 
-  async function attempt(input: { connection: string; clientId: string; username: string; password: string; ip: string }): Promise<DatabaseLoginResult> {
+  async function attempt(input: LoginInput): Promise<DatabaseLoginResult> {
     const connection = await findConnection(input.connection, input.clientId);
     if (typeof connection === 'string') return { ok: false, reason: connection };
     const name = input.username.trim();
+    /** Logs the refusal (never the password) and answers it. */
+    const refuse = (reason: DatabaseLoginFailure, type: LogEventType, fields: Pick<NewLogEvent, 'user_id' | 'description'> = {}): DatabaseLoginResult => {
+      deps.events.record({ type, client_id: input.clientId, connection: connection.name, user_name: name, ip: input.ip, ...(input.userAgent !== undefined ? { user_agent: input.userAgent } : {}), ...fields });
+      return { ok: false, reason };
+    };
     const gate = await deps.protection.gate({ identifier: name, ip: input.ip });
-    if (gate === 'blocked') return { ok: false, reason: 'too_many_attempts' };
-    if (gate === 'ip_throttled') return { ok: false, reason: 'ip_throttled' };
+    if (gate === 'blocked') return refuse('too_many_attempts', 'limit_wc');
+    if (gate === 'ip_throttled') return refuse('ip_throttled', 'limit_mu');
     const byEmail = name.includes('@');
     const where = byEmail ? { connection: connection.name, email: name.toLowerCase() } : { connection: connection.name, username: name };
     const record = await storage.users.findOne(tenantId, where);
     if (!record?.columns.password_hash) {
       await verifyPassword(input.password, await (decoyHash ??= hashPassword(`decoy-${Math.random()}`)));
       await deps.protection.failed({ identifier: name, ip: input.ip, connection: connection.name });
-      return { ok: false, reason: 'wrong_credentials' };
+      return refuse('wrong_credentials', 'fu');
     }
     if (!(await verifyPassword(input.password, record.columns.password_hash))) {
       await deps.protection.failed({ identifier: name, ip: input.ip, connection: connection.name, user: { id: record.id, email: record.data.email } });
-      return { ok: false, reason: 'wrong_credentials' };
+      return refuse('wrong_credentials', 'fp', { user_id: record.id });
     }
     const account = await loginAccount(storage, tenantId, record);
-    if (record.data.blocked || account.data.blocked) return { ok: false, reason: 'blocked' };
+    if (record.data.blocked || account.data.blocked) return refuse('blocked', 'f', { user_id: account.id, description: 'user is blocked' });
     const detection = await deps.attackProtection.get('breached-password-detection');
     if (detection.enabled && detection.shields.includes('block') && (await deps.breached.isBreached(input.password))) {
       if (detection.shields.includes('user_notification') && record.data.email) await deps.notifyLeakedPassword({ id: record.id, email: record.data.email }, input.clientId);
-      return { ok: false, reason: 'password_leaked' };
+      return refuse('password_leaked', 'pwd_leak', { user_id: account.id });
     }
     await deps.protection.succeeded({ identifier: name, ip: input.ip });
     const at = deps.now().toISOString();
@@ -102,8 +120,8 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
       (current) => (current.data.blocked ? undefined : { data: withLogin(current.data, at, input.ip) }),
       account === record ? record : undefined,
     );
-    if (!counted) return { ok: false, reason: 'wrong_credentials' };
-    if (counted.data.blocked) return { ok: false, reason: 'blocked' };
+    if (!counted) return refuse('wrong_credentials', 'fu', { user_id: account.id, description: 'The user was deleted during the login.' });
+    if (counted.data.blocked) return refuse('blocked', 'f', { user_id: account.id, description: 'user is blocked' });
     return { ok: true, userId: account.id, connection: connection.name, user: counted.data };
   }
 }

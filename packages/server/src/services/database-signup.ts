@@ -5,6 +5,7 @@ import type { BreachedPasswords } from './breached-passwords.js';
 import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
+import { originFields, type NewLogEvent, type RequestOrigin } from './events/event.js';
 import type { Metadata } from './metadata.js';
 import { checkPassword, EMAIL_SHAPE, passwordRulesOf, type RuleReport } from './password-policy.js';
 import { usersService, type UserView } from './users.js';
@@ -36,6 +37,18 @@ export type SignupFailure =
   | { kind: 'username_exists' };
 
 export type SignupResult = { ok: true; user: UserView } | { ok: false; failure: SignupFailure };
+
+/**
+ * The tenant log's event of a signup: `ss` with the new user, `limit_mu` when the address is throttled, `fs` with
+ * the reason otherwise (never the password).
+ */
+export function signupEvent(result: SignupResult, input: { clientId: string; connection: string; email: string; origin: RequestOrigin }): NewLogEvent {
+  const base = { client_id: input.clientId, connection: input.connection, user_name: input.email.trim().toLowerCase(), ...originFields(input.origin) };
+  if (result.ok) return { ...base, type: 'ss', user_id: result.user.user_id };
+  const { failure } = result;
+  const description = failure.kind === 'invalid_signup' ? failure.description : failure.kind;
+  return { ...base, type: failure.kind === 'too_many_signups' ? 'limit_mu' : 'fs', description, details: { error: failure.kind } };
+}
 
 export type ConnectionLookup = { ok: true; connection: ConnectionData; client: CachedClient } | { ok: false; failure: { kind: 'unknown_client' } | { kind: 'unknown_connection' } };
 

@@ -2,6 +2,7 @@ import { hmacSha256 } from '../crypto/deployment-secret.js';
 import { handleId, newHandle } from '../crypto/handles.js';
 import type { Storage } from '../storage/storage.js';
 import type { AttackProtectionSettings, BruteForceProtection, ThrottleStage } from './attack-protection-settings.js';
+import type { EventRecorder } from './events/recorder.js';
 import type { Notifier } from './notifier.js';
 
 /** Consecutive failures are forgotten a day after the last one. */
@@ -33,6 +34,8 @@ export interface LoginProtectionDeps {
   settings: AttackProtectionSettings;
   notifier: Notifier;
   issuer: string;
+  /** The tenant log: a lifted block is logged (`ublkdu`). */
+  events: Pick<EventRecorder, 'record'>;
   now: () => Date;
 }
 
@@ -162,8 +165,15 @@ export function loginProtection(deps: LoginProtectionDeps) {
     async unblockWithTicket(ticket: string): Promise<boolean> {
       const spent = await storage.artifacts.consume<{ block: string }>(tenantId, 'unblock_ticket', handleId(deps.handleKey, ticket), deps.now().toISOString());
       if (!spent) return false;
+      const block = await storage.artifacts.get<UserBlock>(tenantId, 'user_block', spent.data.block);
       await storage.artifacts.remove(tenantId, 'login_failures', spent.data.block);
       await storage.artifacts.remove(tenantId, 'user_block', spent.data.block);
+      deps.events.record({
+        type: 'ublkdu',
+        ...(spent.subject !== null ? { user_id: spent.subject } : {}),
+        ...(block ? { user_name: block.data.identifier, connection: block.data.connection } : {}),
+        details: { by: 'unblock_link' },
+      });
       return true;
     },
 
@@ -176,10 +186,20 @@ export function loginProtection(deps: LoginProtectionDeps) {
     /** Lifts every block of a user or identifier, and forgets their failures. */
     async unblock(by: { userId?: string; identifier?: string }): Promise<number> {
       const where = by.userId !== undefined ? { subject: by.userId } : { family: `identifier:${normal(by.identifier ?? '')}` };
-      const found = await storage.artifacts.listLive(tenantId, 'user_block', where, deps.now().toISOString());
+      const found = await storage.artifacts.listLive<UserBlock>(tenantId, 'user_block', where, deps.now().toISOString());
       for (const block of found) {
         await storage.artifacts.remove(tenantId, 'user_block', block.id);
         await storage.artifacts.remove(tenantId, 'login_failures', block.id);
+      }
+      const first = found[0]?.data;
+      if (first) {
+        deps.events.record({
+          type: 'ublkdu',
+          ...(by.userId !== undefined ? { user_id: by.userId } : {}),
+          user_name: first.identifier,
+          connection: first.connection,
+          details: { by: 'administrator', blocks: found.length },
+        });
       }
       return found.length;
     },

@@ -34,7 +34,8 @@ export const MANAGEMENT_ERRORS = {
   inexistent_identity: { statuses: [404], when: 'the identity to unlink is not linked to the user' },
   invalid_query_string: {
     statuses: [400],
-    when: '`Query validation error: \'<detail>\' on property <name> (<description>).`, or a `from` cursor that is not the next value of a previous page',
+    when:
+      '`Query validation error: \'<detail>\' on property <name> (<description>).`, or a `from` cursor that is not the next value of a previous page; on the tenant log, a `q` that does not parse or names a field that is not indexed, a `sort` other than `date:1`/`date:-1`, a page past the first 1,000 results of a search, a `from` that is not a log_id, a stats day that is not `YYYYMMDD`',
   },
   invalid_body: {
     statuses: [400],
@@ -50,9 +51,10 @@ export const MANAGEMENT_ERRORS = {
   invalid_screen: { statuses: [400], when: '`The screen "<screen>" does not belong to the prompt "<prompt>".` (a rendering configuration, or a screen of custom texts)' },
   inexistent_resource: {
     statuses: [404],
-    when: 'the addressed resource does not exist (resource server, client grant, signing key, or the audience of a new client grant)',
+    when: 'the addressed resource does not exist (resource server, client grant, signing key, log stream: `The log stream does not exist.`, or the audience of a new client grant)',
   },
   inexistent_client: { statuses: [404], when: '`The client does not exist` (also when creating a client grant or a ticket for an unknown client)' },
+  inexistent_log: { statuses: [404], when: '`The log event does not exist.` (`/logs/{id}`: none with that log_id, or it has passed its retention)' },
   inexistent_credential: { statuses: [404], when: '`The credential does not exist` (`/clients/{id}/credentials/{credential_id}`)' },
   inexistent_user: { statuses: [404, 400], when: '`The user does not exist.` (404); `The secondary user does not exist.` when linking accounts (400)' },
   inexistent_connection: {
@@ -63,7 +65,7 @@ export const MANAGEMENT_ERRORS = {
   not_found: { statuses: [404], when: 'no such route' },
   conflict: { statuses: [409], when: 'the resource exists already (unique name, identifier, e-mail, …)' },
   credential_conflict: { statuses: [409], when: 'a credential with this `kid` exists already on the client' },
-  invalid_operation: { statuses: [400], when: 'the operation does not apply in the resource\'s state (e.g. revoking the current signing key)' },
+  invalid_operation: { statuses: [400], when: 'the operation does not apply in the resource\'s state (e.g. revoking the current signing key; a tenant\'s eleventh log stream: `A tenant can have at most 10 log streams.`)' },
   unsupported_media_type: { statuses: [415], when: 'the body is not JSON' },
   payload_too_large: { statuses: [413], when: 'the body is larger than 256 KiB' },
   temporarily_unavailable: {

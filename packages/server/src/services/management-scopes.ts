@@ -16,8 +16,13 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   signing_keys: ['read', 'create', 'update'],
   user_tickets: ['create'],
   attack_protection: ['read', 'update'],
+  log_streams: ['read', 'create', 'update', 'delete'],
   // Only the (empty) list exists: Latchkey runs no custom code.
   actions: ['read'],
+  // The tenant log (`/api/v2/logs`), a user's part of it (`/api/v2/users/{id}/logs`), and the statistics drawn from it.
+  logs: ['read'],
+  logs_users: ['read'],
+  stats: ['read'],
 };
 
 /** What a user's own token for the Management API may carry (the browser library's management calls). */

@@ -2,6 +2,8 @@ import { hmacSha256 } from '../crypto/deployment-secret.js';
 import { handleId, newHandle, safeEqual } from '../crypto/handles.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
+import { originFields, type RequestOrigin } from './events/event.js';
+import type { EventRecorder } from './events/recorder.js';
 import type { Notifier } from './notifier.js';
 import { hashPassword } from './passwords.js';
 
@@ -89,6 +91,8 @@ export interface ResetLinkDeps {
   tenantId: string;
   resets: PasswordResets;
   notifier: Notifier;
+  /** The tenant log: a link sent is `scpr`. */
+  events: Pick<EventRecorder, 'record'>;
 }
 
 /**
@@ -96,10 +100,14 @@ export interface ResetLinkDeps {
  * the hosted reset page is e-mailed. Nothing tells the caller whether anyone did, so nobody learns who is
  * registered (the hosted request page and `POST /dbconnections/change_password` answer the same either way).
  */
-export async function sendPasswordResetLink(deps: ResetLinkDeps, input: { connection: string; email: string; clientId: string; clientName: string }): Promise<void> {
+export async function sendPasswordResetLink(
+  deps: ResetLinkDeps,
+  input: { connection: string; email: string; clientId: string; clientName: string; origin: RequestOrigin },
+): Promise<void> {
   const email = input.email.trim().toLowerCase();
   const user = await deps.storage.users.findOne(deps.tenantId, { connection: input.connection, email });
   if (!user) return;
   const url = await deps.resets.create({ userId: user.id, clientId: input.clientId });
   await deps.notifier.passwordReset({ email, url, clientName: input.clientName });
+  deps.events.record({ type: 'scpr', user_id: user.id, user_name: email, client_id: input.clientId, connection: input.connection, ...originFields(input.origin) });
 }

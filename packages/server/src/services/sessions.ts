@@ -104,14 +104,15 @@ export function sessionsService(deps: SessionsDeps) {
     },
 
     /**
-     * Ends the session behind a cookie value; true when there was one. A session idle too long is ended too (it is
-     * dead already), so this reads no lifetimes and may run inside a transaction.
+     * Ends the session behind a cookie value; answers what it was when there was one (logout logs whose it was). A
+     * session idle too long is ended too (it is dead already), so this reads no lifetimes and may run inside a
+     * transaction.
      */
-    async end(handle: string | undefined, repos: Pick<Repositories, 'artifacts'> = storage): Promise<boolean> {
-      if (!handle) return false;
+    async end(handle: string | undefined, repos: Pick<Repositories, 'artifacts'> = storage): Promise<SessionData | undefined> {
+      if (!handle) return undefined;
       const artifact = await repos.artifacts.get<SessionData>(tenantId, 'session', handleId(deps.handleKey, handle));
-      if (!artifact || artifact.consumedAt !== null || artifact.expiresAt <= iso(deps.now())) return false;
-      return (await repos.artifacts.revokeFamily(tenantId, artifact.data.sid, iso(deps.now()))) > 0;
+      if (!artifact || artifact.consumedAt !== null || artifact.expiresAt <= iso(deps.now())) return undefined;
+      return (await repos.artifacts.revokeFamily(tenantId, artifact.data.sid, iso(deps.now()))) > 0 ? artifact.data : undefined;
     },
 
     /** Ends a session by its public id (`sid` of an ID token hint). */

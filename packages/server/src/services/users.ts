@@ -259,9 +259,12 @@ export function usersService(deps: UsersDeps) {
       return userView({ id: userId, columns: { connection: record.columns.connection, updated_at: at }, data: written.data, createdAt: record.createdAt });
     },
 
-    /** Removing a missing user is a no-op, as on the platform. */
-    async remove(userId: string) {
-      await storage.users.remove(tenantId, userId);
+    /** Removing a missing user is a no-op, as on the platform. Answers who was removed (the log names them), if anyone. */
+    async remove(userId: string): Promise<{ connection: string; email?: string; username?: string } | undefined> {
+      const record = await storage.users.get(tenantId, userId);
+      if (!record || !(await storage.users.remove(tenantId, userId))) return undefined;
+      const { email, username } = record.data;
+      return { connection: record.columns.connection, ...(email !== undefined ? { email } : {}), ...(username !== undefined ? { username } : {}) };
     },
   };
 }

@@ -107,6 +107,44 @@ export interface ArtifactsTable {
   consumed_at: string | null;
 }
 
+/** The tenant log (0006-log-events): the searched fields as columns, the whole event as JSON in `data`. */
+export interface LogEventsTable {
+  tenant_id: string;
+  /** Fixed-width decimal text: text order is insertion order (repositories/log-events.ts). */
+  log_id: string;
+  date: string;
+  type: string;
+  user_id: string | null;
+  client_id: string | null;
+  connection: string | null;
+  ip: string | null;
+  data: string;
+  expires_at: string;
+}
+
+/** The last log_id number given out per tenant; its row lock orders concurrent inserts of events. */
+export interface LogEventCountersTable {
+  tenant_id: string;
+  /** A bigint: PostgreSQL answers it as text, SQLite as a number. */
+  last: number | string;
+}
+
+/** Log streams and their delivery state (0008-log-streams); the settings as JSON in `data`. */
+export interface LogStreamsTable {
+  tenant_id: string;
+  id: string;
+  data: string;
+  status: string;
+  status_reason: string | null;
+  /** The log_id of the last event the sink acknowledged. */
+  position: string | null;
+  failing_since: string | null;
+  last_error: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -118,4 +156,7 @@ export interface Database {
   rendering_configs: RenderingConfigsTable;
   prompt_custom_texts: PromptCustomTextsTable;
   artifacts: ArtifactsTable;
+  log_events: LogEventsTable;
+  log_event_counters: LogEventCountersTable;
+  log_streams: LogStreamsTable;
 }

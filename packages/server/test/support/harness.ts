@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import { randomId } from '../../src/crypto/random.js';
-import { createRegistry, type Registry } from '../../src/registry.js';
+import { createRegistry, type Registry, type RegistryOptions } from '../../src/registry.js';
 import { freePort } from './ports.js';
 import { POSTGRES_URL, type DialectKind } from './services.js';
 
@@ -41,6 +41,8 @@ export interface TestServerOptions {
   publicHost?: string;
   /** The server's logger (default: one at LOG_LEVEL, silent in tests), e.g. to read what it logs. */
   logger?: Logger;
+  /** Log stream delivery's timings and endpoints (shorter polls and suspension windows in tests). */
+  logStreams?: RegistryOptions['logStreams'];
 }
 
 /** A per-suite database: a temporary SQLite file, or a fresh PostgreSQL schema dropped on close. */
@@ -92,7 +94,11 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const ownIssuer: Record<string, string> = port && !env.LATCHKEY_ISSUER ? { LATCHKEY_ISSUER: `${scheme}://${host}:${port}` } : {};
   const config = loadConfig({ ...env, PORT: String(port), ...ownIssuer });
   const schema = env.TEST_PG_SCHEMA;
-  const registry = await createRegistry(config, { ...(schema ? { schema } : {}), ...(options.logger ? { logger: options.logger } : {}) });
+  const registry = await createRegistry(config, {
+    ...(schema ? { schema } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.logStreams ? { logStreams: options.logStreams } : {}),
+  });
   const app = await buildApp(registry, options.https ? { https: options.https } : {});
   let url = config.issuer;
   if (options.listen) {

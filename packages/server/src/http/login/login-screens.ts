@@ -53,7 +53,7 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
 
   /** Checks a password for the transaction's user; answers the login, or the same screen with the refusal. */
   async function passwordLogin(request: FastifyRequest, reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, screen: 'login' | 'login-password', username: string, password: string) {
-    const result = await registry.userGrants.databaseLogin.login({ connection: connection.name, clientId: open.client.clientId, username, password, ip: request.ip });
+    const result = await registry.userGrants.databaseLogin.login({ connection: connection.name, clientId: open.client.clientId, username, password, ip: request.ip, userAgent: request.headers['user-agent'] });
     if (result.ok) return finishLogin(registry, request, reply, open, { path: 'login-page', userId: result.userId, connection: connection.name, amr: ['pwd'], account: result.user });
     await registry.transactions.save(open.handle, { ...open.transaction, lastUsername: username });
     // The platform's two wordings: "username" only where the connection has user names.

@@ -11,7 +11,9 @@ import { databaseConnection, noDatabaseConnection, openScreenPost, openTransacti
 import { resetRequestUrl, screenUrl } from './screens.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
 import type { ConnectionData } from '../../services/connections.js';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { originFields } from '../../services/events/event.js';
+import { requestOrigin } from '../request-origin.js';
 
 const RequestForm = ScreenForm({ email: Type.Optional(Type.String({ maxLength: 320 })), username: Type.Optional(Type.String({ maxLength: 320 })) });
 const ConnectionParams = Type.Object({ connection: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -61,10 +63,10 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
     (await registry.userGrants.databaseLogin.connectionsFor(open.client.clientId)).find((connection) => connection.name === name);
 
   /** The e-mail with the link, and the screen that says it went (the same whether or not the address has an account). */
-  async function sendLink(reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, email: string) {
+  async function sendLink(request: FastifyRequest, reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, email: string) {
     await sendPasswordResetLink(
-      { storage: registry.storage, tenantId: registry.tenantId, resets: registry.passwordResets, notifier: registry.notifier },
-      { connection: connection.name, email, clientId: open.client.clientId, clientName: open.client.data.name },
+      { storage: registry.storage, tenantId: registry.tenantId, resets: registry.passwordResets, notifier: registry.notifier, events: registry.events },
+      { connection: connection.name, email, clientId: open.client.clientId, clientName: open.client.data.name, origin: requestOrigin(request) },
     );
     await registry.transactions.save(open.handle, { ...open.transaction, lastUsername: email });
     return sendScreen(registry, reply, 200, {
@@ -128,7 +130,7 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
         const email = typed.trim().toLowerCase();
         if (!email) return sendScreen(registry, reply, 400, { ...requestScreen(open, connection, email), errorCode: 'no-email', errorField: 'email' });
         if (!EMAIL_SHAPE.test(email)) return sendScreen(registry, reply, 400, { ...requestScreen(open, connection, email), errorCode: 'invalid-email-format', errorField: 'email' });
-        return sendLink(reply, open, connection, email);
+        return sendLink(request, reply, open, connection, email);
       },
     );
 
@@ -171,9 +173,14 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
           nickname: user.data.nickname ?? undefined,
         });
         // The platform words a breached new password on this screen under its own key.
-        if (problem) return again(problem.errorCode === 'password-breached' ? 'password-breached-reset' : problem.errorCode, 'password-reset');
+        const logged = { user_id: found.user_id, connection: user.columns.connection, ...(found.client_id ? { client_id: found.client_id } : {}), ...originFields(requestOrigin(request)) };
+        if (problem) {
+          registry.events.record({ type: 'fcp', description: problem.errorCode, ...logged });
+          return again(problem.errorCode === 'password-breached' ? 'password-breached-reset' : problem.errorCode, 'password-reset');
+        }
         const redeemed = await registry.passwordResets.redeem(ticket, password);
         if (!redeemed) return ticketError(reply, client);
+        registry.events.record({ type: 'scp', ...logged });
         const application = applicationLink(redeemed.result_url, client);
         return sendScreen(registry, reply, 200, { screen: 'reset-password-success', client, links: application ? { application } : {} });
       },

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { browserRefusal, completeAuthorization, errorAnswer, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
+import { browserRefusal, completeAuthorization, errorAnswer, requested, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
 import { OAuthError } from '../../oauth/errors.js';
 import type { SignInAttempt, SignInPath } from '../../oauth/sign-in-pipeline.js';
 import { startSession, type SignedInUser } from '../../oauth/authorize/sign-in.js';
@@ -8,6 +8,7 @@ import type { CachedClient } from '../../services/config-cache.js';
 import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import { sendAnswer } from '../oauth/answer-pages.js';
+import { requestOrigin } from '../request-origin.js';
 import { sendSamlAnswer } from '../oauth/saml-answer.js';
 import { clearTransactionCookie, sessionHandle, setSessionCookie, transactionHandle } from './cookies.js';
 import { sendErrorPage } from './pages.js';
@@ -126,7 +127,8 @@ export async function finishLogin(
   const user: SignedInUser = { userId: signedIn.userId, connection: signedIn.connection, amr: signedIn.amr };
   let created;
   try {
-    created = await registry.userGrants.signIn.run({ ...signedIn, clientId: open.client.clientId, refuse: browserRefusal }, () =>
+    const attempt = { ...signedIn, clientId: open.client.clientId, refuse: browserRefusal, origin: requestOrigin(request), ...requested(authorization) };
+    created = await registry.userGrants.signIn.run(attempt, () =>
       startSession(deps, {
         client: open.client,
         // A login for a SAML service provider is answered with a signed SAML response, not a code.

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/** Keys a list wrapper has besides its items (`{<key>: [...], start, limit, total}` or `{<key>: [...], next}`). */
-const WRAPPER_KEYS = new Set(['start', 'limit', 'total', 'next']);
+/**
+ * Keys a list wrapper has besides its items (`{<key>: [...], start, limit, total}`, `{<key>: [...], next}`, and the
+ * logs' `{logs: [...], start, limit, length, total}`).
+ */
+const WRAPPER_KEYS = new Set(['start', 'limit', 'length', 'total', 'next']);
 
 type Item = Record<string, unknown>;
 

@@ -4,6 +4,7 @@ import { clientGrantsRoutes } from './client-grants.js';
 import { clientCredentialsRoutes } from './client-credentials.js';
 import { clientsRoutes } from './clients.js';
 import { connectionsRoutes } from './connections.js';
+import { logStreamsRoutes } from './log-streams.js';
 import { promptsRoutes } from './prompts.js';
 import { promptsRenderingRoutes } from './prompts-rendering.js';
 import { resourceServersRoutes } from './resource-servers.js';
@@ -14,6 +15,7 @@ import { actionsRoutes } from './actions.js';
 import { userBlocksRoutes } from './user-blocks.js';
 import { ticketsRoutes } from './tickets.js';
 import { usersRoutes } from './users.js';
+import { logsRoutes } from './logs.js';
 
 /** Every Management API resource, one module each. */
 export function managementRoutes(registry: Registry): FastifyPluginAsync {
@@ -33,6 +35,8 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       userBlocksRoutes,
       ticketsRoutes,
       actionsRoutes,
+      logStreamsRoutes,
+      logsRoutes,
     ]) {
       await app.register(routes(registry));
     }

@@ -29,11 +29,12 @@ export function enforceScopesAndLimits(app: FastifyInstance, registry: Registry)
   app.decorateRequest('auth', null);
 
   rateLimits(app, {
+    surface: 'management',
     countAs: () => ({ limiter: registry.managementLimiter, key: registry.tenantId }),
     async reject(_reply, decision) {
       throw new ManagementError(429, 'Global limit has been reached', 'too_many_requests', { 'retry-after': String(decision.retryAfterSeconds) });
     },
-  });
+  }, registry.metrics);
 
   app.addHook('onRequest', async (request) => {
     const scopes = request.routeOptions.config.scopes;

@@ -4,6 +4,7 @@ import { ServiceError, type ServiceErrorKind } from '../../services/errors.js';
 import type { ManagementErrorCode } from '../../services/management-error-codes.js';
 import { ManagementError } from './errors.js';
 import { fieldProjection } from './field-projection.js';
+import { managementEvents } from './log-events.js';
 import { enforceScopesAndLimits } from './scopes-and-limits.js';
 import { managementUnavailable } from '../unavailable.js';
 import { isStorageUnavailable } from '../../storage/unavailable.js';
@@ -37,11 +38,12 @@ function sendError(reply: FastifyReply, error: ManagementError) {
 /**
  * The Management API surface: rate limit (429) -> bearer token (401) -> scopes (403) (all three in
  * scopes-and-limits.ts) -> schema (400) -> route. One error handler shapes every failure as
- * `{statusCode, error, message, errorCode}`.
+ * `{statusCode, error, message, errorCode}`; one hook logs the outcomes (log-events.ts).
  */
 export function managementSurface(app: FastifyInstance, registry: Registry) {
   enforceScopesAndLimits(app, registry);
   fieldProjection(app);
+  managementEvents(app, registry.events);
 
   app.setErrorHandler(async (error: FastifyError & { validation?: AjvErrorLike[] }, request, reply) => {
     if (error instanceof ManagementError) return sendError(reply, error);

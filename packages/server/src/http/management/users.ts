@@ -7,7 +7,8 @@ import { checkCurrentUserMetadataPatch, requireSubjectUnless } from './current-u
 import { secondaryUserId } from './secondary-token.js';
 import { ManagementError } from './errors.js';
 import { ERROR_RESPONSES, FieldsQuery, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponseSchema, nullable } from './schemas.js';
-import { deleteHandler, listHandler } from './resource-handlers.js';
+import { listHandler } from './resource-handlers.js';
+import { userDeleted } from './log-events.js';
 
 const Metadata = (description: string) => Type.Object({}, { additionalProperties: true, maxProperties: 100, description });
 
@@ -218,7 +219,12 @@ export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     app.delete(
       '/users/:id',
       { config: { scopes: ['delete:users'] }, schema: { tags, summary: 'Delete a user', params: UserIdParams, response: NO_CONTENT_RESPONSES } },
-      deleteHandler(({ id }) => service.remove(id)),
+      // Not the shared delete handler: the log's `du` needs the request (who deleted) and whom it removed.
+      async (request, reply) => {
+        const removed = await service.remove(request.params.id);
+        if (removed) registry.events.record(userDeleted(request, request.params.id, removed));
+        return reply.code(204).send(null);
+      },
     );
   };
 }

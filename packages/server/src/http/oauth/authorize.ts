@@ -9,6 +9,7 @@ import { sendErrorPage } from '../login/pages.js';
 import { authorizeDeps } from '../login/transaction-context.js';
 import { sendAnswer } from './answer-pages.js';
 import { sendVerificationPage } from './cross-origin-verification.js';
+import { requestOrigin } from '../request-origin.js';
 
 const text = (description: string) => Type.Optional(Type.String({ description }));
 
@@ -72,7 +73,7 @@ export function authorizeRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const deps = authorizeDeps(registry);
 
   async function handle(raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) {
-    const browser = { sessionHandle: sessionHandle(request), coVerifier: coVerifier(request), verificationFailed: raw.co_verification === 'failed' };
+    const browser = { sessionHandle: sessionHandle(request), coVerifier: coVerifier(request), verificationFailed: raw.co_verification === 'failed', origin: requestOrigin(request) };
     return sendOutcome(registry, reply, await authorize(raw, browser, deps), raw);
   }
 

@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { Registry } from '../../registry.js';
-import { databaseSignup, SIGNUP_PROFILE_FIELDS, type SignupFailure } from '../../services/database-signup.js';
+import { databaseSignup, SIGNUP_PROFILE_FIELDS, signupEvent, type SignupFailure } from '../../services/database-signup.js';
 import { sendPasswordResetLink } from '../../services/password-reset.js';
+import { requestOrigin } from '../request-origin.js';
 import { dbConnectionsError, type DbConnectionsError } from './dbconnections-errors.js';
 
 const Profile = {
@@ -50,6 +51,9 @@ const DbErrorBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A refusal of the Authentication API's rate limit, in its own shape (plugins/rate-limits.ts), before the route runs. */
+const RateLimited = Type.Object({ error: Type.String(), error_description: Type.String() });
 
 const SignupAnswer = Type.Object(
   {
@@ -118,7 +122,7 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
 
     app.post(
       '/dbconnections/signup',
-      { attachValidation: true, schema: { tags, summary: 'Sign up to a database connection', body: SignupBody, response: { 200: SignupAnswer, '4xx': DbErrorBody } } },
+      { attachValidation: true, schema: { tags, summary: 'Sign up to a database connection', body: SignupBody, response: { 200: SignupAnswer, 429: RateLimited, '4xx': DbErrorBody } } },
       async (request, reply) => {
         if (request.validationError) return invalidBody(reply, request.validationError.message);
         const body = request.body;
@@ -133,6 +137,7 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
           userMetadata: body.user_metadata,
           ip: request.ip,
         });
+        registry.events.record(signupEvent(result, { clientId: body.client_id, connection: body.connection, email: body.email, origin: requestOrigin(request) }));
         if (!result.ok) return sendFailure(reply, result.failure);
         const { user } = result;
         return {
@@ -148,15 +153,15 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
 
     app.post(
       '/dbconnections/change_password',
-      { attachValidation: true, schema: { tags, summary: 'E-mail a password reset link', body: ChangePasswordBody, response: { 200: Type.String(), '4xx': DbErrorBody } } },
+      { attachValidation: true, schema: { tags, summary: 'E-mail a password reset link', body: ChangePasswordBody, response: { 200: Type.String(), 429: RateLimited, '4xx': DbErrorBody } } },
       async (request, reply) => {
         if (request.validationError) return invalidBody(reply, request.validationError.message);
         const { client_id: clientId, connection: name, email } = request.body;
         const found = await signups.connectionFor(clientId, name);
         if (!found.ok) return sendFailure(reply, found.failure);
         await sendPasswordResetLink(
-          { storage: registry.storage, tenantId: registry.tenantId, resets: registry.passwordResets, notifier: registry.notifier },
-          { connection: found.connection.name, email, clientId, clientName: found.client.data.name },
+          { storage: registry.storage, tenantId: registry.tenantId, resets: registry.passwordResets, notifier: registry.notifier, events: registry.events },
+          { connection: found.connection.name, email, clientId, clientName: found.client.data.name, origin: requestOrigin(request) },
         );
         // The same answer whether or not the address has an account.
         return reply.type('text/plain; charset=utf-8').send("We've just sent you an email to reset your password.");

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logoutTarget, readIdTokenHint, type IdTokenHint } from '../../oauth/logout.js';
 import { logoutConfirmation } from '../../oauth/logout-confirmation.js';
+import { logoutEvent } from './logout-event.js';
 import type { Registry } from '../../registry.js';
 import { clearSessionCookie, sessionHandle } from '../login/cookies.js';
 import { sendErrorPage, sendScreen } from '../login/pages.js';
@@ -53,9 +54,10 @@ export function logoutRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const loggedOut = (reply: FastifyReply) => reply.code(200).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('OK');
 
   async function endSession(request: FastifyRequest, reply: FastifyReply, sid?: string) {
-    await registry.sessions.end(sessionHandle(request));
-    if (sid) await registry.sessions.endBySid(sid);
+    const ended = await registry.sessions.end(sessionHandle(request));
+    const endedBySid = sid ? await registry.sessions.endBySid(sid) : false;
     clearSessionCookie(registry, reply);
+    if (ended || endedBySid) registry.events.record(logoutEvent(request, ended));
   }
 
   /** Reads and checks the application's parameters; a string is the reason for a 400. */

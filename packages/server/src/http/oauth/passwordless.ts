@@ -9,6 +9,8 @@ import { sessionHandle } from '../login/cookies.js';
 import { authorizeDeps } from '../login/transaction-context.js';
 import { sendErrorPage } from '../login/pages.js';
 import { AuthorizeParams, sendOutcome } from './authorize.js';
+import { requestOrigin } from '../request-origin.js';
+import { originFields } from '../../services/events/event.js';
 
 const text = (description: string, maxLength = 320) => Type.Optional(Type.String({ description, maxLength }));
 
@@ -118,6 +120,8 @@ export function passwordlessRoutes(registry: Registry): FastifyPluginAsyncTypebo
           }
           await registry.notifier.magicLink({ email: identifier, url: `${registry.issuer}/passwordless/verify_redirect?${params.toString()}`, clientName, minutes });
         }
+        const origin = originFields(requestOrigin(request));
+        registry.events.record({ type: send === 'code' ? 'cs' : 'cls', client_id: body.client_id, connection: connection.name, user_name: identifier, ...origin });
         reply.header('cache-control', 'no-store');
         return isEmail ? { _id: started.id, email: identifier, email_verified: false } : { _id: started.id, phone_number: identifier, phone_verified: false };
       },
@@ -143,7 +147,7 @@ export function passwordlessRoutes(registry: Registry): FastifyPluginAsyncTypebo
         if (request.validationError) return sendErrorPage(registry, reply, 400, 'invalid_request', 'Each parameter may be given once, as text.');
         const raw = request.query as Record<string, unknown>;
         const authorizeParams = Object.fromEntries(Object.entries(raw).filter(([name]) => name !== 'verification_code' && name !== 'email' && name !== 'phone_number'));
-        const outcome = await authorizeAuthenticated(authorizeParams, { sessionHandle: sessionHandle(request) }, authorizeDeps(registry), 'passwordless-link', async (authorization) => {
+        const outcome = await authorizeAuthenticated(authorizeParams, { sessionHandle: sessionHandle(request), origin: requestOrigin(request) }, authorizeDeps(registry), 'passwordless-link', async (authorization) => {
           const address = typeof raw.email === 'string' ? raw.email : typeof raw.phone_number === 'string' ? raw.phone_number : '';
           const code = typeof raw.verification_code === 'string' ? raw.verification_code : '';
           if (!address || !code || !authorization.connection) throw new InvalidRequest('A magic link carries connection, verification_code and email or phone_number.');

@@ -8,6 +8,7 @@ import { html } from '../../text/html.js';
 import { clearSessionCookie, sessionHandle } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 import { formForged } from '../login/transaction-context.js';
+import { logoutEvent } from './logout-event.js';
 
 export interface LogoutFields {
   SAMLRequest?: string | undefined;
@@ -88,8 +89,9 @@ export async function answerSamlLogout(
 
 /** Ends the browser's session and answers the service provider's logout URL with a LogoutResponse. */
 async function endSession(registry: Registry, client: CachedClient & { addon: SamlAddon }, relayState: string | undefined, inResponseTo: string | undefined, request: FastifyRequest, reply: FastifyReply) {
-  await registry.sessions.end(sessionHandle(request));
+  const ended = await registry.sessions.end(sessionHandle(request));
   clearSessionCookie(registry, reply);
+  if (ended) registry.events.record({ ...logoutEvent(request, ended), client_id: client.clientId });
   const callback = client.addon.logout?.callback;
   if (!callback) return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-store').send('You are logged out.');
   const url = new URL(callback);

@@ -5,6 +5,8 @@ import type { Registry } from '../../registry.js';
 import { isStorageUnavailable } from '../../storage/unavailable.js';
 import { rateLimits, tarpit } from '../plugins/rate-limits.js';
 import { sendAuthenticationUnavailable } from '../unavailable.js';
+import { originFields } from '../../services/events/event.js';
+import { requestOrigin } from '../request-origin.js';
 
 /** Spec, Errors 3: the 429 names the headers to look at. */
 export const TOO_MANY_REQUESTS = 'Too many requests. Check the X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset headers.';
@@ -16,13 +18,17 @@ export const TOO_MANY_REQUESTS = 'Too many requests. Check the X-RateLimit-Limit
  */
 export function authRateLimit(app: FastifyInstance, registry: Registry) {
   rateLimits(app, {
+    surface: 'authentication',
     countAs: (request) =>
       request.method === 'OPTIONS' ? undefined : { limiter: registry.authLimiter(request.routeOptions.url ?? '(unknown)'), key: request.ip },
     async reject(reply, decision) {
+      // Logged once a minute per endpoint and address, however many requests a flood sends.
+      const path = reply.request.routeOptions.url ?? '(unknown)';
+      registry.events.recordOncePer(`auth:${path}\n${reply.request.ip}`, 60_000, { type: 'api_limit', description: 'Authentication API rate limit reached', ...originFields(requestOrigin(reply.request)), details: { path } });
       await tarpit();
       return reply.code(429).header('retry-after', String(decision.retryAfterSeconds)).send(oauthErrorBody('too_many_requests', TOO_MANY_REQUESTS));
     },
-  });
+  }, registry.metrics);
 }
 
 /** The Authentication API's one error family: `{error, error_description}`; unexpected errors become server_error. */

@@ -54,7 +54,10 @@ export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         },
         async (request, reply) => {
           reply.headers({ 'cache-control': 'no-store', pragma: 'no-cache' });
-          return handleTokenRequest(request.body, clientTransport(request), deps);
+          const issued = await handleTokenRequest(request.body, clientTransport(request), deps);
+          // Only a grant the endpoint knows issues tokens, so the label takes a handful of values.
+          registry.metrics.tokensIssued.inc({ grant_type: request.body.grant_type ?? '' });
+          return issued;
         },
       );
     }

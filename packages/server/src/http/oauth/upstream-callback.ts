@@ -10,6 +10,7 @@ import { sessionHandle, transactionHandle } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 import { authorizeDeps, finishLogin, openTransaction, refuseLogin } from '../login/transaction-context.js';
 import { sendOutcome } from './authorize.js';
+import { requestOrigin } from '../request-origin.js';
 
 const field = (description: string, maxLength = 8192) => Type.Optional(Type.String({ maxLength, description }));
 
@@ -95,7 +96,7 @@ export function upstreamCallbackRoutes(registry: Registry): FastifyPluginAsyncTy
       if (error instanceof OAuthError) return sendErrorPage(registry, reply, 400, error.error, error.description);
       throw error;
     }
-    const outcome = await authorizeAuthenticated(signedIn.authorize, { sessionHandle: sessionHandle(request) }, deps, 'idp-initiated-saml', async () => signedIn.user);
+    const outcome = await authorizeAuthenticated(signedIn.authorize, { sessionHandle: sessionHandle(request), origin: requestOrigin(request) }, deps, 'idp-initiated-saml', async () => signedIn.user);
     return sendOutcome(registry, reply, outcome, signedIn.authorize);
   }
 

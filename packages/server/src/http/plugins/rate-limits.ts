@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Metrics, RateLimitedSurface } from '../../services/metrics.js';
+import { UNMATCHED_ROUTE } from './request-metrics.js';
 import type { RateLimitDecision, RateLimiter } from '../../services/rate-limiter.js';
 
 /** How long, on average, an answer over the rate limit or the attack-protection limits is held back. */
@@ -18,6 +20,8 @@ export function tarpit(): Promise<void> {
 
 /** How one surface counts its requests; the hook itself is the same for every surface. */
 export interface RateLimitPolicy {
+  /** The surface, as the refusals metric names it. */
+  surface: RateLimitedSurface;
   /** The limiter a request counts against and the key it counts under, or undefined when it is not counted. */
   countAs(request: FastifyRequest): { limiter: RateLimiter; key: string } | undefined;
   /** Answers a request over the limit in the surface's own error family (send, or throw for its error handler). */
@@ -29,7 +33,7 @@ export interface RateLimitPolicy {
  * refused before it costs them; every counted answer carries the X-RateLimit headers (the platform's clients pace
  * themselves by them), refused ones included.
  */
-export function rateLimits(app: FastifyInstance, policy: RateLimitPolicy) {
+export function rateLimits(app: FastifyInstance, policy: RateLimitPolicy, metrics: Pick<Metrics, 'rateLimitRefusals'>) {
   app.addHook('onRequest', async (request, reply) => {
     const counted = policy.countAs(request);
     if (!counted) return;
@@ -39,6 +43,8 @@ export function rateLimits(app: FastifyInstance, policy: RateLimitPolicy) {
       'x-ratelimit-remaining': String(decision.remaining),
       'x-ratelimit-reset': String(decision.reset),
     });
-    if (!decision.allowed) return policy.reject(reply, decision);
+    if (decision.allowed) return;
+    metrics.rateLimitRefusals.inc({ surface: policy.surface, route: request.routeOptions.url ?? UNMATCHED_ROUTE });
+    return policy.reject(reply, decision);
   });
 }

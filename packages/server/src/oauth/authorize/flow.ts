@@ -1,4 +1,5 @@
 import type { ConnectionData } from '../../services/connections.js';
+import type { RequestOrigin } from '../../services/events/event.js';
 import type { Session, Sessions } from '../../services/sessions.js';
 import type { Storage } from '../../storage/storage.js';
 import type { CachedClient, OAuthConfig } from '../../services/config-cache.js';
@@ -27,6 +28,8 @@ export interface AuthorizeDeps {
 
 /** What the browser brought: its SSO session and, after a cross-origin login, the ticket's verifier. */
 export interface BrowserState {
+  /** Its address and User-Agent (a sign-in logs them). */
+  origin: RequestOrigin;
   sessionHandle?: string | undefined;
   coVerifier?: string | undefined;
   /** Our verification page came back without the verifier (`co_verification=failed`): answer the application. */
@@ -93,7 +96,16 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
       'Cross-origin login could not be verified: this browser blocks third-party cookies and the application has no cross-origin verification page (cross_origin_loc).',
     );
   }
-  const attempt = { path: 'cross-origin-ticket' as const, clientId: request.clientId, userId: data.user_id, connection: data.connection, amr: data.amr, refuse: browserRefusal };
+  const attempt = {
+    path: 'cross-origin-ticket' as const,
+    clientId: request.clientId,
+    userId: data.user_id,
+    connection: data.connection,
+    amr: data.amr,
+    refuse: browserRefusal,
+    origin: browser.origin,
+    ...requested(request),
+  };
   // Spent and turned into a session (with its code) together: a failure in between leaves the ticket unspent.
   const started = await deps.users.signIn.run(attempt, () =>
     startSession(deps, {
@@ -108,6 +120,11 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
   );
   if (!started) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
   return signedIn(request, target.client, started, deps);
+}
+
+/** The API and scopes an authorization request asks for, as a sign-in logs them. */
+export function requested(request: Pick<AuthorizeRequest, 'audience' | 'scopes'>): { audience?: string; scope: string } {
+  return request.audience !== undefined ? { audience: request.audience, scope: request.scopes.join(' ') } : { scope: request.scopes.join(' ') };
 }
 
 /** What a browser sign-in answers a refused account with: the application gets `access_denied`. */
@@ -153,7 +170,7 @@ export async function authorizeAuthenticated(
   return withTrustedTarget(raw, deps, async (target) => {
     const request = await checkRequest(raw, target, deps.config);
     const user = await authenticate(request);
-    const attempt = { ...user, path, clientId: request.clientId, refuse: browserRefusal };
+    const attempt = { ...user, path, clientId: request.clientId, refuse: browserRefusal, origin: browser.origin, ...requested(request) };
     const started = await deps.users.signIn.run(attempt, () =>
       startSession(deps, { client: target.client, authorization: request, earlierSession: browser.sessionHandle, user }),
     );

@@ -24,7 +24,8 @@ export interface AuthorizationCodeData {
 export const authorizationCodeGrant: Grant = {
   grantType: 'authorization_code',
   parameters: ['code', 'redirect_uri', 'code_verifier'],
-  async handle({ params, client, tenantId, storage, users }) {
+  events: { failed: 'feacft', succeeded: 'seacft' },
+  async handle({ params, client, tenantId, storage, users, exchanged }) {
     if (!client.data.grant_types.includes('authorization_code')) {
       throw new UnauthorizedClient(`Grant type 'authorization_code' not allowed for the client.`);
     }
@@ -50,7 +51,7 @@ export const authorizationCodeGrant: Grant = {
       // A public client cannot prove it is the one that asked: only PKCE binds the code to it.
       throw new InvalidGrant('A public client must use PKCE (code_challenge) with the authorization code grant.');
     }
-    return users.userTokens.tokenResponse(
+    const response = await users.userTokens.tokenResponse(
       {
         clientId: client.clientId,
         client: client.data,
@@ -65,5 +66,7 @@ export const authorizationCodeGrant: Grant = {
         idTokenSecret: client.secret,
       },
     );
+    exchanged({ user_id: code.user_id, scope: code.scopes.join(' '), ...(code.audience ? { audience: code.audience } : {}) });
+    return response;
   },
 };

@@ -9,7 +9,8 @@ function splitScope(scope: string | undefined): string[] {
 export const clientCredentialsGrant: Grant = {
   grantType: 'client_credentials',
   parameters: ['audience', 'scope'],
-  async handle({ params, client, config, tokens }) {
+  events: { failed: 'feccft', succeeded: 'seccft' },
+  async handle({ params, client, config, tokens, exchanged }) {
     if (client.method === 'none') throw new UnauthorizedClient('The client_credentials grant needs an authenticated confidential client.');
     if (!client.data.grant_types.includes('client_credentials')) {
       throw new UnauthorizedClient(`Grant type 'client_credentials' not allowed for the client.`);
@@ -39,6 +40,7 @@ export const clientCredentialsGrant: Grant = {
       },
       lifetime,
     );
+    exchanged({ audience, scope });
     return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
   },
 };

@@ -3,6 +3,8 @@ import type { AuthenticatedClient } from '../client-auth.js';
 import type { OAuthConfig } from '../../services/config-cache.js';
 import type { DatabaseLogin } from '../../services/database-login.js';
 import type { Passwordless } from '../../services/passwordless.js';
+import type { LogEventType, NewLogEvent } from '../../services/events/event.js';
+import type { EventRecorder } from '../../services/events/recorder.js';
 import type { SignInPipeline } from '../sign-in-pipeline.js';
 import type { TokenIssuer } from '../tokens.js';
 import type { UserTokens } from '../user-tokens.js';
@@ -18,6 +20,13 @@ export interface GrantContext {
   tokens: TokenIssuer;
   /** The client's IP address (attack protection counts failures per address). */
   ip: string;
+  /** The request's User-Agent (logged with its events). */
+  userAgent: string | undefined;
+  /**
+   * Records the grant's success event (`events.succeeded`), with what only the grant knows (the user, the API):
+   * grants that sign a user in record through the sign-in pipeline instead.
+   */
+  exchanged(fields?: Pick<NewLogEvent, 'user_id' | 'connection' | 'audience' | 'scope'>): void;
   /** What the user grants (code, refresh, password) need besides. */
   users: UserGrantServices;
 }
@@ -28,6 +37,8 @@ export interface UserGrantServices {
   passwordless: Passwordless;
   /** The stages every sign-in passes after its credentials are verified. */
   signIn: SignInPipeline;
+  /** The tenant log. */
+  events: EventRecorder;
   /** Key of the hashes that codes and refresh tokens are stored under. */
   handleKey: Buffer;
   now: () => Date;
@@ -46,5 +57,10 @@ export interface Grant {
   readonly grantType: string;
   /** Request parameters the grant reads, besides `grant_type` and client authentication. */
   readonly parameters: readonly string[];
+  /**
+   * The grant's log events: `failed` for every refusal, recorded by the token endpoint (oauth/token-request.ts);
+   * `succeeded`, recorded by the grant through `context.exchanged` (absent where the sign-in pipeline records it).
+   */
+  readonly events: { readonly failed: LogEventType; readonly succeeded?: LogEventType };
   handle(context: GrantContext): Promise<TokenResponse>;
 }

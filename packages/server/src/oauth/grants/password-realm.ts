@@ -4,6 +4,7 @@ import { AccountBlockedAttempts, BlockedUser, InvalidRequest, PasswordLeaked, Su
 import { splitScope } from '../scopes.js';
 import { oauthRefusal, type SignInAttempt } from '../sign-in-pipeline.js';
 import type { Grant, GrantContext } from './grant.js';
+import { recordedAlready } from './recorded-refusals.js';
 
 export const PASSWORD_REALM_GRANT = 'http://auth0.com/oauth/grant-type/password-realm';
 
@@ -13,29 +14,30 @@ function failure(result: Exclude<DatabaseLoginResult, { ok: true }>): Error {
       return new InvalidRequest('Unknown realm: no database connection of that name.');
     case 'connection_not_enabled':
       return new UnauthorizedClient('The connection is not enabled for this client.');
+    // The credential check logged these refusals itself.
     case 'blocked':
-      return new BlockedUser();
+      return recordedAlready(new BlockedUser());
     case 'wrong_credentials':
-      return new WrongCredentials();
+      return recordedAlready(new WrongCredentials());
     case 'too_many_attempts':
-      return new AccountBlockedAttempts();
+      return recordedAlready(new AccountBlockedAttempts());
     case 'ip_throttled':
-      return new SuspiciousIp();
+      return recordedAlready(new SuspiciousIp());
     case 'password_leaked':
-      return new PasswordLeaked();
+      return recordedAlready(new PasswordLeaked());
   }
 }
 
 /** Both password grants: check the client may use it, log the user in against `realm`, issue tokens. */
-async function passwordLogin(grantType: typeof PASSWORD_REALM_GRANT | 'password', realm: string | undefined, { params, client, users, ip }: GrantContext) {
+async function passwordLogin(grantType: typeof PASSWORD_REALM_GRANT | 'password', realm: string | undefined, { params, client, users, ip, userAgent }: GrantContext) {
   if (!client.data.grant_types.includes(grantType)) throw new UnauthorizedClient(`Grant type '${grantType}' not allowed for the client.`);
   if (!params.username) throw new InvalidRequest('Missing required parameter: username');
   if (!params.password) throw new InvalidRequest('Missing required parameter: password');
   if (!realm) throw new InvalidRequest('Missing required parameter: realm');
-  const result = await users.databaseLogin.login({ connection: realm, clientId: client.clientId, username: params.username, password: params.password, ip });
+  const result = await users.databaseLogin.login({ connection: realm, clientId: client.clientId, username: params.username, password: params.password, ip, userAgent });
   if (!result.ok) throw failure(result);
   const path = grantType === 'password' ? 'password-grant' : 'password-realm-grant';
-  return freshLoginTokens({ params, client, users }, { path, userId: result.userId, connection: result.connection, amr: ['pwd'], account: result.user });
+  return freshLoginTokens({ params, client, users, ip, userAgent }, { path, userId: result.userId, connection: result.connection, amr: ['pwd'], account: result.user });
 }
 
 /**
@@ -43,10 +45,10 @@ async function passwordLogin(grantType: typeof PASSWORD_REALM_GRANT | 'password'
  * then a new grant.
  */
 export function freshLoginTokens(
-  { params, client, users }: Pick<GrantContext, 'params' | 'client' | 'users'>,
-  signedIn: Omit<SignInAttempt, 'clientId' | 'refuse'>,
+  { params, client, users, ip, userAgent }: Pick<GrantContext, 'params' | 'client' | 'users' | 'ip' | 'userAgent'>,
+  signedIn: Omit<SignInAttempt, 'clientId' | 'refuse' | 'origin'>,
 ) {
-  const attempt: SignInAttempt = { ...signedIn, clientId: client.clientId, refuse: oauthRefusal() };
+  const attempt: SignInAttempt = { ...signedIn, clientId: client.clientId, refuse: oauthRefusal(), origin: { ip, userAgent }, audience: params.audience, scope: params.scope };
   return users.signIn.run(attempt, () => users.userTokens.tokenResponse({
     clientId: client.clientId,
     client: client.data,
@@ -64,6 +66,7 @@ export function freshLoginTokens(
 export const passwordRealmGrant: Grant = {
   grantType: PASSWORD_REALM_GRANT,
   parameters: ['username', 'password', 'realm', 'scope', 'audience'],
+  events: { failed: 'fepft' },
   handle: (context) => passwordLogin(PASSWORD_REALM_GRANT, context.params.realm, context),
 };
 
@@ -75,6 +78,7 @@ export const passwordRealmGrant: Grant = {
 export const passwordGrant: Grant = {
   grantType: 'password',
   parameters: ['username', 'password', 'scope', 'audience'],
+  events: { failed: 'fepft' },
   async handle(context) {
     if (!context.client.data.grant_types.includes('password')) throw new UnauthorizedClient(`Grant type 'password' not allowed for the client.`);
     const defaultDirectory = (await context.config.tenantDocument())?.settings.default_directory;

@@ -13,7 +13,8 @@ import { oauthRefusal, type SignInAttempt, type SignInRefusal } from '../sign-in
 export const refreshTokenGrant: Grant = {
   grantType: 'refresh_token',
   parameters: ['refresh_token', 'scope'],
-  async handle({ params, client, tenantId, storage, users }) {
+  events: { failed: 'fertft' },
+  async handle({ params, client, tenantId, storage, users, ip, userAgent }) {
     if (!client.data.grant_types.includes('refresh_token')) {
       throw new UnauthorizedClient(`Grant type 'refresh_token' not allowed for the client.`);
     }
@@ -34,13 +35,25 @@ export const refreshTokenGrant: Grant = {
       }
       return oauthRefusal()(refusal);
     };
-    const attempt: SignInAttempt = { path: 'refresh-token-grant', clientId: client.clientId, userId: token.user_id, connection: undefined, amr: [], account: user, refuse };
+    const scopes = requested.length > 0 ? requested : token.scopes;
+    const attempt: SignInAttempt = {
+      path: 'refresh-token-grant',
+      clientId: client.clientId,
+      userId: token.user_id,
+      connection: undefined,
+      amr: [],
+      account: user,
+      refuse,
+      origin: { ip, userAgent },
+      audience: token.audience ?? undefined,
+      scope: scopes.join(' '),
+    };
     // A narrower scope applies to this answer only; the next refresh token keeps the original grant.
     return users.signIn.run(attempt, () => users.userTokens.tokenResponse({
       clientId: client.clientId,
       client: client.data,
       userId: token.user_id,
-      scopes: requested.length > 0 ? requested : token.scopes,
+      scopes,
       refreshScopes: token.scopes,
       audience: token.audience ?? undefined,
       authTime: token.auth_time,

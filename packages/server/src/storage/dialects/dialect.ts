@@ -16,5 +16,10 @@ export interface StorageDialect {
   exclusive<T>(lockName: string, work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** True when the error is a unique-constraint violation. */
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * PostgreSQL: the connection pool now (connections open, of them idle, and queries waiting for one), read by
+   * the metrics on each scrape. SQLite has one connection and no pool.
+   */
+  poolUse?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }

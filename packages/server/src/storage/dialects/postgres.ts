@@ -77,6 +77,7 @@ export async function openPostgres(options: PostgresOptions): Promise<StorageDia
     isUniqueViolation(error) {
       return (error as { code?: unknown } | null)?.code === '23505';
     },
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await db.destroy();
     },

@@ -5,6 +5,9 @@ import { artifacts } from './0002-artifacts.js';
 import { userLinks } from './0003-user-links.js';
 import { refreshTokenChains } from './0004-refresh-token-chains.js';
 import { promptCustomTexts } from './0005-prompt-custom-texts.js';
+import { logEvents } from './0006-log-events.js';
+import { logSearchIndexes } from './0007-log-search-indexes.js';
+import { logStreams } from './0008-log-streams.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -14,6 +17,9 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0003-user-links': userLinks,
     '0004-refresh-token-chains': refreshTokenChains,
     '0005-prompt-custom-texts': promptCustomTexts,
+    '0006-log-events': logEvents,
+    '0007-log-search-indexes': logSearchIndexes,
+    '0008-log-streams': logStreams,
   };
 }
 

@@ -4,6 +4,9 @@ import type { Database } from '../schema.js';
 import { artifactsRepository } from './artifacts.js';
 import { documentRepository, type DocumentTable } from './documents.js';
 import { grantRevocationsRepository } from './grant-revocations.js';
+import { logEventsRepository } from './log-events.js';
+import { logStreamsRepository } from './log-streams.js';
+import { logSearchRepository } from './log-search.js';
 import { promptCustomTextsRepository } from './prompt-custom-texts.js';
 import { renderingConfigsRepository } from './rendering-configs.js';
 import { signingKeysRepository } from './signing-keys.js';
@@ -73,6 +76,12 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
     promptCustomTexts: promptCustomTextsRepository(db, () => changed?.('prompt_custom_texts')),
     artifacts: artifactsRepository(db),
     grantRevocations: grantRevocationsRepository(db, () => changed?.('grant_revocations')),
+    /** The tenant log; its writes are not announced (nothing caches it). */
+    logEvents: logEventsRepository(db),
+    /** Log streams and their delivery state; not announced (every read of them goes to the database). */
+    logStreams: logStreamsRepository(db),
+    /** Searching the tenant log (`GET /api/v2/logs?q=`) and its daily totals, on indexed columns only. */
+    logSearch: logSearchRepository(db),
   };
 }
 
