@@ -554,7 +554,9 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
         ],
         other,
       );
-      const counts = await storage.logEvents.countByDay(other, { from: day(10, '00:00:00.000'), to: day(12, '00:00:00.000'), types: ['s', 'ss', 'pwd_leak'] });
+      const totals = await storage.logSearch.dayTotals(other, { from: day(10, '00:00:00.000'), to: day(12, '00:00:00.000'), types: ['s', 'ss', 'pwd_leak'] });
+      expect(totals.find((total) => total.day === '2024-03-10' && total.type === 's')).toMatchObject({ first: day(10, '00:00:00.000'), last: day(10, '23:59:59.999') });
+      const counts = totals.map(({ day: date, type, count }) => ({ day: date, type, count }));
       expect(counts).toEqual([
         { day: '2024-03-10', type: 's', count: 2 },
         { day: '2024-03-10', type: 'ss', count: 1 },

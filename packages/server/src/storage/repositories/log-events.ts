@@ -198,24 +198,6 @@ export function logEventsRepository(db: Kysely<Database>) {
       return Number(result.numDeletedRows);
     },
 
-    /** Events of `types` per UTC day (`YYYY-MM-DD`) and type, dated from `from` (inclusive) to `to` (exclusive). */
-    async countByDay(tenantId: string, range: { from: string; to: string; types: readonly string[] }): Promise<{ day: string; type: string; count: number }[]> {
-      if (range.types.length === 0) return [];
-      const day = sql<string>`substr(date, 1, 10)`;
-      const rows = await db
-        .selectFrom('log_events')
-        .select((eb) => [day.as('day'), 'type', eb.fn.countAll<string | number>().as('n')])
-        .where('tenant_id', '=', tenantId)
-        .where('type', 'in', [...range.types])
-        .where('date', '>=', range.from)
-        .where('date', '<', range.to)
-        .groupBy([day, 'type'])
-        .orderBy(day)
-        .orderBy('type')
-        .execute();
-      return rows.map((row) => ({ day: row.day, type: row.type, count: Number(row.n) }));
-    },
-
     /** How many distinct users have events of `types` dated `since` or later (e.g. logins over 30 days). */
     async activeUsers(tenantId: string, range: { since: string; types: readonly string[] }): Promise<number> {
       if (range.types.length === 0) return 0;
