@@ -2,7 +2,8 @@
  * `npm run bench`: Latchkey and node-oidc-provider side by side in one run, on loopback only.
  * Measures raw RS256 signing on one core, client-credentials token issuance on both servers (one process
  * pinned to one CPU, one process unpinned, a cluster over all cores) and Latchkey's rendering list; prints a
- * table and writes the same figures to .bench/results.json. Bounded (about two minutes) and self-stopping.
+ * table and writes the same figures to .bench/results.json. Also the tenant log's cost: the pinned tokens and logins
+ * against the same server with LATCHKEY_TENANT_LOG=off (bench/tenant-log.ts). Bounded and self-stopping.
  * Settings: BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (32). See bench/README.md.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -15,7 +16,8 @@ import { PEER_JWKS_PATH, PEER_TOKEN_FORM, PEER_TOKEN_PATH } from './peer-oidc-pr
 import { freePort, onCleanup, pinSelf, planCpus, quietedWarnings, runJsonChild, startTarget, stopEverything, type CpuPlan, type RunningTarget } from './processes.js';
 import { renderTable, type Row } from './report.js';
 import { attackScenario, breachedLookupCost, type AttackFigures, type BreachedFigures } from './attack.js';
-import { loopRate, oneFloorLogin, oneLogin, peerUserTokens, provisionUserFlows, refreshLoad, USER_PASSWORD } from './user-flows.js';
+import { compareLoopRates, loopRate, oneFloorLogin, oneLogin, peerUserTokens, provisionUserFlows, refreshLoad, USER_PASSWORD } from './user-flows.js';
+import { storedEvents, TENANT_LOG_AIM, tenantLogLines, tenantLogSide, type TenantLogCost } from './tenant-log.js';
 import { FLOOR_PASSWORD } from './floor-servers.js';
 import { PEER_USER_CLIENT, PEER_USERINFO_PATH } from './peer-oidc-provider.js';
 
@@ -51,6 +53,11 @@ interface TokenScenario {
   ratio: number;
   /** The bare signing server (bench/bare-signer.ts), measured in the pinned set-up only. */
   bare?: Measurement;
+  /**
+   * Pinned set-up only: Latchkey with LATCHKEY_TENANT_LOG=off in the same rounds, and the client-credentials events
+   * each Latchkey stored (warm-up included).
+   */
+  tenantLogOff?: { latchkey: Measurement; storedOn: number; storedOff: number };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'latchkey-bench-'));
@@ -60,12 +67,13 @@ const peerJwk = JSON.stringify(generateKeyPairSync('rsa', { modulusLength: 2048 
 async function startLatchkey(workers: number, affinity: string | undefined, extraEnv: Record<string, string> = {}) {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
+  const database = join(dataDir, `latchkey-${port}.db`);
   const server = await startTarget('latchkey', {
     port,
     workers,
     ...(affinity !== undefined ? { cpus: affinity } : {}),
     env: {
-      DATABASE_URL: `sqlite:${join(dataDir, `latchkey-${port}.db`)}`,
+      DATABASE_URL: `sqlite:${database}`,
       LATCHKEY_DATA_DIR: dataDir,
       LATCHKEY_ISSUER: issuer,
       LATCHKEY_SECRET: 'bench-deployment-secret-0123456789abcdefghijkl',
@@ -82,8 +90,11 @@ async function startLatchkey(workers: number, affinity: string | undefined, extr
   const form = { grant_type: 'client_credentials', client_id: ADMIN.id, client_secret: ADMIN.secret, audience: `${issuer}/api/v2/` };
   const first = await call(`${server.url}/oauth/token`, { method: 'POST', form });
   await assertRs256Jwt(first.access_token, `${server.url}/.well-known/jwks.json`, 'Latchkey');
-  return { server, form, accessToken: String(first.access_token) };
+  return { server, form, accessToken: String(first.access_token), database };
 }
+
+/** The issue-25 comparison's second Latchkey: the same build and settings, with the tenant log off. */
+const TENANT_LOG_OFF = { LATCHKEY_TENANT_LOG: 'off' };
 
 async function startPeer(workers: number, affinity: string | undefined) {
   const port = await freePort();
@@ -99,7 +110,7 @@ async function tokenScenario(
   name: string,
   workers: number,
   affinity: string | undefined,
-  options: { withBare?: boolean; extra?: (latchkey: Awaited<ReturnType<typeof startLatchkey>>) => Promise<void> } = {},
+  options: { withBare?: boolean; withTenantLogOff?: boolean; extra?: (latchkey: Awaited<ReturnType<typeof startLatchkey>>) => Promise<void> } = {},
 ): Promise<TokenScenario> {
   console.log(`· ${name}`);
   const lk = await startLatchkey(workers, affinity);
@@ -109,17 +120,27 @@ async function tokenScenario(
     started.push(peerServer);
     const bareServer = options.withBare ? await startTarget('bare', { port: await freePort(), workers, ...(affinity !== undefined ? { cpus: affinity } : {}), env: {} }) : undefined;
     if (bareServer) started.push(bareServer);
-    const [latchkey, peer, bare] = (await compare(
+    const logOff = options.withTenantLogOff ? await startLatchkey(workers, affinity, TENANT_LOG_OFF) : undefined;
+    if (logOff) started.push(logOff.server);
+    // The tenant-log-off server comes last in each round: the servers measured before keep their places.
+    const [latchkey, peer, ...rest] = await compare(
       [
         { name: `Latchkey tokens (${name})`, request: formPost(`${lk.server.url}/oauth/token`, lk.form) },
         { name: `peer tokens (${name})`, request: formPost(`${peerServer.url}${PEER_TOKEN_PATH}`, PEER_TOKEN_FORM) },
         ...(bareServer ? [{ name: `bare signer (${name})`, request: formPost(`${bareServer.url}/oauth/token`, lk.form) }] : []),
+        ...(logOff ? [{ name: `Latchkey tokens, tenant log off (${name})`, request: formPost(`${logOff.server.url}/oauth/token`, logOff.form) }] : []),
       ],
       settings,
-    )) as [Measurement, Measurement, Measurement?];
+    );
+    if (!latchkey || !peer) throw new Error('compare answered fewer measurements than targets');
+    const bare = bareServer ? rest.shift() : undefined;
+    const latchkeyLogOff = logOff ? rest.shift() : undefined;
     for (const server of started.splice(0)) await server.stop();
     await options.extra?.(lk);
-    return { name, workers, cpus: affinity ?? 'any', latchkey, peer, ratio: latchkey.rps / peer.rps, ...(bare ? { bare } : {}) };
+    // Read after the extra load: the buffered writer has long stored the last events by then.
+    const tenantLogOff =
+      logOff && latchkeyLogOff ? { latchkey: latchkeyLogOff, storedOn: storedEvents(lk.database, 'seccft'), storedOff: storedEvents(logOff.database) } : undefined;
+    return { name, workers, cpus: affinity ?? 'any', latchkey, peer, ratio: latchkey.rps / peer.rps, ...(bare ? { bare } : {}), ...(tenantLogOff ? { tenantLogOff } : {}) };
   } finally {
     for (const server of started) await server.stop();
     await lk.server.stop();
@@ -164,6 +185,11 @@ interface UserFlows {
   /** For the record: four at once on that CPU, as the server ran them before it capped them at one per CPU. */
   rawArgon2FourInFlight: { verifications: number; inFlight: number };
   logins: number;
+  /**
+   * The logins above (the tenant log on, as shipped) were measured in alternate rounds with the same server started
+   * with LATCHKEY_TENANT_LOG=off: its rate, and the events each stored (logins with it on, any with it off).
+   */
+  tenantLogOff: { logins: number; measuredOn: number; storedOn: number; storedOff: number };
   refresh: { latchkey: number; peer: number };
   userinfo: { latchkey: Measurement; peer: Measurement };
   /** The floor servers (bench/floor-servers.ts) under the same loads, in the same rounds. */
@@ -213,13 +239,25 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
   const rawArgon2FourInFlight = await rawArgon2At(4);
   const loops = settings.connections;
   const lk = await startLatchkey(1, affinity);
+  const lkLogOff = await startLatchkey(1, affinity, TENANT_LOG_OFF);
   try {
     const setup = await provisionUserFlows(lk.server.url, lk.accessToken, loops);
+    const setupLogOff = await provisionUserFlows(lkLogOff.server.url, lkLogOff.accessToken, loops);
     // One account per loop: attempts on one account from one address run one at a time, which would cap the
     // logins of a single shared account below what the server can do for many users.
-    const logins = await loopRate((loop) => oneLogin(lk.server.url, setup, loop), loops, settings.seconds, settings.warmupSeconds);
+    const [loginsOn, loginsOff] = await compareLoopRates(
+      [(loop) => oneLogin(lk.server.url, setup, loop), (loop) => oneLogin(lkLogOff.server.url, setupLogOff, loop)],
+      loops,
+      settings.seconds,
+      settings.warmupSeconds,
+    );
+    if (!loginsOn || !loginsOff) throw new Error('compareLoopRates answered fewer rates than targets');
+    const logins = loginsOn.perSecond;
+    await lkLogOff.server.stop();
     const floorLogin = await startTarget('floor-login', { port: await freePort(), workers: 1, ...(affinity !== undefined ? { cpus: affinity } : {}), env: {} });
     const floorLogins = await loopRate(() => oneFloorLogin(floorLogin.url, FLOOR_PASSWORD), loops, settings.seconds, settings.warmupSeconds).finally(() => floorLogin.stop());
+    // Read after the floor's load: the buffered writer has long stored the last login events by then.
+    const tenantLogOff = { logins: loginsOff.perSecond, measuredOn: loginsOn.completed, storedOn: storedEvents(lk.database, 's'), storedOff: storedEvents(lkLogOff.database) };
     const rawArgon2After = await rawArgon2At(1);
     const rawArgon2 = rawArgon2After.verifications > rawArgon2Before.verifications ? rawArgon2After : rawArgon2Before;
     const rawArgon2Runs: [number, number] = [rawArgon2Before.verifications, rawArgon2After.verifications];
@@ -258,7 +296,7 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
         ],
         settings,
       )) as [Measurement, Measurement];
-      return { rawArgon2, rawArgon2Runs, rawArgon2FourInFlight, logins, refresh: { latchkey: latchkeyRefresh.rps, peer: peerRefresh.rps },
+      return { rawArgon2, rawArgon2Runs, rawArgon2FourInFlight, logins, tenantLogOff, refresh: { latchkey: latchkeyRefresh.rps, peer: peerRefresh.rps },
         floors: { login: floorLogins, sign: floorSignRefresh.rps, rotation: floorRotationRefresh.rps }, userinfo: { latchkey: latchkeyUserinfo, peer: peerUserinfo } };
     } finally {
       await peer.stop();
@@ -267,6 +305,7 @@ async function userFlowsScenario(affinity: string | undefined): Promise<UserFlow
     }
   } finally {
     await lk.server.stop();
+    await lkLogOff.server.stop();
   }
 }
 
@@ -330,6 +369,7 @@ async function main() {
   scenarios.push(
     await tokenScenario(singleName, 1, plan?.serverCpu, {
       withBare: true,
+      withTenantLogOff: true,
       extra: async (lk) => {
         rendering = await renderingList(lk);
       },
@@ -355,6 +395,20 @@ async function main() {
   const rawRate = Math.max(raw.nodeCryptoSign, raw.webCryptoSign);
 
   const single = scenarios[0] as TokenScenario;
+  if (!single.tenantLogOff) throw new Error('the pinned token scenario did not measure the tenant log off');
+  const tenantLog: TenantLogCost = {
+    aim: TENANT_LOG_AIM,
+    tokens: tenantLogSide('client-credentials tokens', { on: single.latchkey.rps, off: single.tenantLogOff.latchkey.rps }, {
+      measuredOn: single.latchkey.requests,
+      storedOn: single.tenantLogOff.storedOn,
+      storedOff: single.tenantLogOff.storedOff,
+    }),
+    logins: tenantLogSide('authorization-code logins', { on: userFlows.logins, off: userFlows.tenantLogOff.logins }, {
+      measuredOn: userFlows.tenantLogOff.measuredOn,
+      storedOn: userFlows.tenantLogOff.storedOn,
+      storedOff: userFlows.tenantLogOff.storedOff,
+    }),
+  };
   const targets = {
     versusPeer: { target: TARGETS.versusPeer, value: single.ratio, met: single.ratio >= TARGETS.versusPeer },
     ofRawSigning: { target: TARGETS.ofRawSigning, value: single.latchkey.rps / rawRate, met: single.latchkey.rps / rawRate >= TARGETS.ofRawSigning },
@@ -363,6 +417,8 @@ async function main() {
     refreshVersusPeer: target(1, userFlows.refresh.latchkey / userFlows.refresh.peer),
     userinfoVersusPeer: target(TARGETS.userinfoVersusPeer, userFlows.userinfo.latchkey.rps / userFlows.userinfo.peer.rps),
     legitimateP99UnderAttack: { target: 2, value: protection.attack.p99Ratio, met: protection.attack.p99Ratio <= 2 },
+    tenantLogTokensOnOff: { target: TENANT_LOG_AIM, value: tenantLog.tokens.ratio, met: tenantLog.tokens.met },
+    tenantLogLoginsOnOff: { target: TENANT_LOG_AIM, value: tenantLog.logins.ratio, met: tenantLog.logins.met },
   };
 
   const rows: Row[] = scenarios.map((s) => [
@@ -408,6 +464,7 @@ async function main() {
   console.log(`  refresh/peer      ${targets.refreshVersusPeer.value.toFixed(2)}× (target > 1×)  ${verdict(targets.refreshVersusPeer.met)}`);
   console.log(`  userinfo/peer     ${targets.userinfoVersusPeer.value.toFixed(2)}× (target ≥ ${TARGETS.userinfoVersusPeer}×)  ${verdict(targets.userinfoVersusPeer.met)}`);
   console.log(budgetLines(userFlows, rawRate, single.bare?.rps));
+  console.log(tenantLogLines(tenantLog, singleName));
   const { attack, breached } = protection;
   console.log(`\nfailed-login handling (${singleName}; attacker: ${settings.connections} loops on 127.0.0.2 against one account, wrong passwords):`);
   console.log(`  legitimate password logins alone         ${attack.legitimateAlone.logins.toFixed(1)}/s, p99 ${attack.legitimateAlone.p99} ms`);
@@ -431,6 +488,7 @@ async function main() {
     userFlows,
     attack: protection.attack,
     breachedPasswords: protection.breached,
+    tenantLog,
     targets,
   };
   mkdirSync('.bench', { recursive: true });

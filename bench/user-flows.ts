@@ -41,26 +41,53 @@ export async function provisionUserFlows(baseUrl: string, adminToken: string, us
   return { clientId, clientSecret: String(client.client_secret), connection, email: emails[0] as string, emails };
 }
 
+/** Runs `loops` concurrent loops of `once` until `ms` have passed; answers the completions and the time they took. */
+async function runLoops(once: (loop: number) => Promise<void>, loops: number, ms: number): Promise<{ completed: number; seconds: number }> {
+  const start = performance.now();
+  const until = start + ms;
+  const counts = await Promise.all(
+    Array.from({ length: loops }, async (_, loop) => {
+      let count = 0;
+      while (performance.now() < until) {
+        await once(loop);
+        count += 1;
+      }
+      return count;
+    }),
+  );
+  return { completed: counts.reduce((a, b) => a + b, 0), seconds: (performance.now() - start) / 1000 };
+}
+
 /** Runs `loops` concurrent loops of `once` for `seconds` (after a warm-up) and returns completions per second. */
 export async function loopRate(once: (loop: number) => Promise<void>, loops: number, seconds: number, warmupSeconds: number): Promise<number> {
-  const runFor = async (ms: number) => {
-    const until = performance.now() + ms;
-    const counts = await Promise.all(
-      Array.from({ length: loops }, async (_, loop) => {
-        let count = 0;
-        while (performance.now() < until) {
-          await once(loop);
-          count += 1;
-        }
-        return count;
-      }),
-    );
-    return counts.reduce((a, b) => a + b, 0);
-  };
-  await runFor(warmupSeconds * 1000);
-  const start = performance.now();
-  const done = await runFor(seconds * 1000);
-  return done / ((performance.now() - start) / 1000);
+  await runLoops(once, loops, warmupSeconds * 1000);
+  const { completed, seconds: took } = await runLoops(once, loops, seconds * 1000);
+  return completed / took;
+}
+
+/**
+ * Several loop targets side by side, as `compare` (measure.ts) loads autocannon targets: each warmed up, then the
+ * measured time cut into rounds that alternate between them, so that outside activity does not fall on one only.
+ * Answers each target's completions per second and its measured completions.
+ */
+export async function compareLoopRates(
+  targets: ((loop: number) => Promise<void>)[],
+  loops: number,
+  seconds: number,
+  warmupSeconds: number,
+  rounds = 2,
+): Promise<{ perSecond: number; completed: number }[]> {
+  for (const once of targets) await runLoops(once, loops, warmupSeconds * 1000);
+  const totals = targets.map(() => ({ completed: 0, seconds: 0 }));
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [i, once] of targets.entries()) {
+      const run = await runLoops(once, loops, (seconds * 1000) / rounds);
+      const total = totals[i] as { completed: number; seconds: number };
+      total.completed += run.completed;
+      total.seconds += run.seconds;
+    }
+  }
+  return totals.map((total) => ({ perSecond: total.completed / total.seconds, completed: total.completed }));
 }
 
 function cookiesOf(response: Response, jar: Map<string, string>) {

@@ -9,7 +9,7 @@ import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
 import { signInPipeline } from './oauth/sign-in-pipeline.js';
 import { signInEvents } from './oauth/sign-in-events.js';
 import { eventNames } from './services/events/names.js';
-import { eventRecorder, type EventRecorder } from './services/events/recorder.js';
+import { disabledEventRecorder, eventRecorder, type EventRecorder } from './services/events/recorder.js';
 import { logStreamDelivery, type LogStreamDeliveryOptions } from './services/log-streams/delivery.js';
 import { logStreamSecrets } from './services/log-streams/stream-secrets.js';
 import { logStreamsService, type LogStreams } from './services/log-streams/streams.js';
@@ -169,15 +169,17 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     if (config.demo) await ensureDemoApplication({ storage, tenantId, issuer: config.issuer, now });
     const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
     const sessionLifetimes = async () => sessionLifetimesOf((await oauthConfig.tenantDocument())?.settings);
-    const events = eventRecorder({
-      storage,
-      tenantId,
-      hostname: new URL(config.issuer).hostname,
-      retentionDays: config.logRetentionDays,
-      names: eventNames({ storage, tenantId, config: oauthConfig }),
-      now,
-      log,
-    });
+    const events = config.tenantLog
+      ? eventRecorder({
+          storage,
+          tenantId,
+          hostname: new URL(config.issuer).hostname,
+          retentionDays: config.logRetentionDays,
+          names: eventNames({ storage, tenantId, config: oauthConfig }),
+          now,
+          log,
+        })
+      : disabledEventRecorder();
     const handleKey = secret.key('artifact-handle');
     const authLimiters = new Map<string, RateLimiter>();
     const attackProtection = attackProtectionSettings({ storage, tenantId, read: oauthConfig.tenantDocument });

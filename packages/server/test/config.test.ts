@@ -86,6 +86,13 @@ describe('loadConfig', () => {
     for (const bad of ['-1', '1.5', 'hourly', '86401']) expect(configError({ LATCHKEY_SWEEP_SECONDS: bad }).variable).toBe('LATCHKEY_SWEEP_SECONDS');
   });
 
+  it('records the tenant log unless LATCHKEY_TENANT_LOG is off, and names the variable when it is neither on nor off', () => {
+    expect(loadConfig({}).tenantLog).toBe(true);
+    expect(loadConfig({ LATCHKEY_TENANT_LOG: 'on' }).tenantLog).toBe(true);
+    expect(loadConfig({ LATCHKEY_TENANT_LOG: 'off' }).tenantLog).toBe(false);
+    expect(configError({ LATCHKEY_TENANT_LOG: 'no' }).variable).toBe('LATCHKEY_TENANT_LOG');
+  });
+
   it('reads the delivery settings and names the variable of a bad one', () => {
     expect(loadConfig({}).delivery).toEqual({ smtpUrl: undefined, mailFrom: 'Latchkey <no-reply@localhost>', smsUrl: undefined, smsToken: undefined, smsFrom: 'Latchkey' });
     const configured = loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com:465', LATCHKEY_SMS_URL: 'https://sms.example.com/send', LATCHKEY_SMS_TOKEN: 't' });

@@ -7,6 +7,8 @@ import type { EventNames } from '../src/services/events/names.js';
 import { eventRecorder, type EventRecorderDeps } from '../src/services/events/recorder.js';
 import type { Storage } from '../src/storage/storage.js';
 import { testDatabase, type TestDatabase } from './support/databases.js';
+import { startTestServer, type TestServer } from './support/harness.js';
+import { provisionLogin } from './support/login-fixture.js';
 import { DIALECTS, POSTGRES_URL } from './support/services.js';
 
 const NAMES: EventNames = {
@@ -234,5 +236,51 @@ describe.each(DIALECTS)('log event recorder (%s)', (dialect) => {
     }
     expect(await stored()).toEqual([]);
     expect(lines.join('\n')).toMatch(/"lost":1/);
+  });
+});
+
+/**
+ * LATCHKEY_TENANT_LOG: on (the default) a login is recorded and stored; off the registry's recorder keeps nothing,
+ * not the login nor the Management calls that set it up, and its figures stay at zero.
+ */
+describe('the LATCHKEY_TENANT_LOG setting', () => {
+  /** Starts a server with the setting (default when undefined), logs a user in with the password-realm grant, and answers what the log then holds. */
+  async function afterOneLogin(setting: 'on' | 'off' | undefined) {
+    const server: TestServer = await startTestServer({ dialect: 'sqlite', ...(setting ? { env: { LATCHKEY_TENANT_LOG: setting } } : {}) });
+    try {
+      const fx = await provisionLogin(server);
+      const answer = await server.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: {
+          grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
+          client_id: fx.web.clientId,
+          client_secret: fx.web.clientSecret,
+          username: fx.user.email,
+          password: fx.user.password,
+          realm: fx.connection,
+        },
+      });
+      expect(answer.statusCode, answer.body).toBe(200);
+      await server.registry.events.flush();
+      const { events } = await server.registry.storage.logEvents.list<LogEvent>(server.registry.tenantId, { limit: 1000, sort: 'asc' });
+      return { types: events.map((event) => event.type), stats: server.registry.events.stats() };
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('records the login by default and with on', async () => {
+    for (const setting of [undefined, 'on'] as const) {
+      const { types, stats } = await afterOneLogin(setting);
+      expect(types, String(setting)).toContain('sepft');
+      expect(stats.written, String(setting)).toBe(types.length);
+    }
+  });
+
+  it('stores no event with off, and its figures stay at zero', async () => {
+    const { types, stats } = await afterOneLogin('off');
+    expect(types).toEqual([]);
+    expect(stats).toEqual({ buffered: 0, dropped: 0, written: 0, lastError: undefined });
   });
 });

@@ -212,12 +212,22 @@ describe.each(DIALECTS)('tenant log events of sign-ins and token exchanges, over
       const fragment = new URLSearchParams(new URL(landed.headers.get('location') ?? '').hash.slice(1));
       keep(fragment.get('access_token'), fragment.get('id_token'));
     });
-    expect(types(events)).toEqual(['ss', 's', 'cls', 's', 's']);
-    const [signup, signupLogin, linkSent, magic, crossOrigin] = events;
+    // Cross-origin login logs the ticket issued (`scoa`), then the login at its redemption (`s`).
+    expect(types(events)).toEqual(['ss', 's', 'cls', 's', 'scoa', 's']);
+    const [signup, signupLogin, linkSent, magic, ticketIssued, crossOrigin] = events;
     expect(signup).toMatchObject({ user_name: `signup-${dialect}@example.com`, connection: fx.connection, user_agent: UA, user_id: expect.stringMatching(/^auth0\|/) });
     expect(signupLogin).toMatchObject({ user_id: signup?.user_id, details: { path: 'signup-page', amr: ['pwd'] } });
     expect(linkSent).toMatchObject({ connection: EMAIL_CONNECTION, user_name: 'magic-log@example.com' });
     expect(magic).toMatchObject({ connection: EMAIL_CONNECTION, user_name: 'magic-log@example.com', details: { path: 'passwordless-link', amr: ['otp'] } });
+    expect(ticketIssued).toMatchObject({
+      client_id: fx.spa.clientId,
+      user_id: fx.user.userId,
+      user_name: fx.user.email,
+      connection: fx.connection,
+      ip: '127.0.0.1',
+      user_agent: UA,
+      details: { credential_type: PASSWORD_REALM, amr: ['pwd'] },
+    });
     expect(crossOrigin).toMatchObject({ client_id: fx.spa.clientId, user_id: fx.user.userId, details: { path: 'cross-origin-ticket' } });
   });
 
@@ -319,6 +329,126 @@ describe.each(DIALECTS)('tenant log events of sign-ins and token exchanges, over
     } finally {
       expect((await api('PATCH', '/attack-protection/suspicious-ip-throttling', { allowlist: ['127.0.0.1'] })).status).toBe(200);
     }
+  });
+
+  it('cross-origin login: `scoa` for a ticket, `fcoa` for each refusal, with address and User-Agent; a wrong password is readable in /api/v2/logs', async () => {
+    const email = `co-${dialect}@example.com`;
+    const user = await api('POST', '/users', { connection: fx.connection, email, password: 'Right-passw0rd!' });
+    expect(user.status).toBe(201);
+    const otpConnection = `email-co-${dialect}`;
+    expect((await api('POST', '/connections', { name: otpConnection, strategy: 'email', enabled_clients: [fx.spa.clientId] })).status).toBe(201);
+    const authenticate = async (extra: Record<string, string>, status: number, credentialType = PASSWORD_REALM) => {
+      const secret: Record<string, string> = credentialType === PASSWORD_REALM ? { password: 'Right-passw0rd!' } : {};
+      const body: Record<string, string> = { client_id: fx.spa.clientId, credential_type: credentialType, username: email, ...secret, realm: fx.connection, ...extra };
+      keep(body.password, body.otp);
+      const answer = await new CookieClient(server.url).postJson('/co/authenticate', body, { origin: fx.spa.origin, ...AGENT });
+      const json = (await answer.json()) as Record<string, string>;
+      keep(json.login_ticket, json.co_verifier);
+      expect(answer.status, JSON.stringify(json)).toBe(status);
+    };
+    const events = await eventsOf(async () => {
+      await authenticate({ password: 'Wrong-passw0rd-co' }, 403);
+      await authenticate({ username: `nobody-co-${dialect}@example.com`, password: 'Wrong-passw0rd-co2' }, 403);
+      await authenticate({ realm: 'no-such-realm', password: 'Wrong-passw0rd-co3' }, 400);
+      // A password past the length bound is refused before the protocol core sees it: logged all the same.
+      await authenticate({ password: `Too-long-${'x'.repeat(1100)}` }, 400);
+      await authenticate({ otp: '482913', realm: otpConnection }, 403, OTP_GRANT);
+      await authenticate({}, 200);
+    });
+    expect(types(events)).toEqual(['fcoa', 'fcoa', 'fcoa', 'fcoa', 'fcoa', 'scoa']);
+    const [wrongPassword, unknownUser, unknownRealm, tooLong, wrongCode, issued] = events;
+    const from = { client_id: fx.spa.clientId, client_name: expect.any(String), ip: '127.0.0.1', user_agent: UA, hostname: 'localhost' };
+    expect(wrongPassword).toMatchObject({
+      ...from,
+      description: 'Wrong email or password.',
+      user_id: user.body.user_id,
+      user_name: email,
+      connection: fx.connection,
+      strategy: 'auth0',
+      details: { failure: 'fp' },
+    });
+    expect(unknownUser).toMatchObject({ ...from, description: 'Wrong email or password.', user_name: `nobody-co-${dialect}@example.com`, details: { failure: 'fu' } });
+    expect(unknownUser?.user_id).toBeUndefined();
+    expect(unknownRealm).toMatchObject({ ...from, description: 'Unknown realm', user_name: email, details: { error: 'invalid_request', credential_type: PASSWORD_REALM } });
+    expect(unknownRealm?.connection).toBeUndefined();
+    expect(tooLong).toMatchObject({ ...from, description: expect.stringMatching(/^Invalid request body/), details: { error: 'invalid_request' } });
+    expect(wrongCode).toMatchObject({ ...from, description: 'Wrong email or verification code.', connection: otpConnection, user_name: email, details: { error: 'access_denied', credential_type: OTP_GRANT } });
+    expect(issued).toMatchObject({ ...from, user_id: user.body.user_id, user_name: email, connection: fx.connection, details: { credential_type: PASSWORD_REALM, amr: ['pwd'] } });
+    expect(LOG_EVENT_TYPES.scoa.category).toBe('auth.login.success');
+    expect(LOG_EVENT_TYPES.fcoa.category).toBe('auth.login.fail');
+
+    // The support desk's view: the failed attempt through the Management API, over the socket.
+    const overSocket = managementApi(server, 'socket');
+    const search = await overSocket('GET', `/logs?q=${encodeURIComponent(`type:fcoa AND client_id:${fx.spa.clientId} AND user_id:"${String(user.body.user_id)}"`)}`);
+    expect(search.status).toBe(200);
+    expect(search.body).toEqual([wrongPassword]);
+    expect(await overSocket('GET', `/logs/${String(wrongPassword?.log_id)}`)).toEqual({ status: 200, body: wrongPassword });
+  });
+
+  it('silent authentication: `ssa` when the SSO session answers prompt=none, `fsa` for login_required and consent_required', async () => {
+    const thirdParty = await api('POST', '/clients', { name: `Third party ${dialect}`, app_type: 'regular_web', is_first_party: false, callbacks: ['https://third.example.com/cb'] });
+    expect(thirdParty.status).toBe(201);
+    keep(thirdParty.body.client_secret);
+    const browser = new CookieClient(server.url);
+    const { path, fields } = await hostedPage(browser);
+    expect((await browser.postForm(path, { ...fields, username: fx.user.email, password: fx.user.password }, AGENT)).status).toBe(302);
+    keep(browser.cookies.get('lk_session'));
+    const silently = (client: CookieClient, clientId: string, redirectUri: string) =>
+      client.get(`/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: 'openid email', state: 'st', prompt: 'none' })}`, AGENT);
+    const answered = (response: Response) => new URL(response.headers.get('location') ?? 'about:blank').searchParams;
+    const events = await eventsOf(async () => {
+      const served = answered(await silently(browser, fx.web.clientId, fx.web.callback));
+      expect(served.get('code')).not.toBeNull();
+      keep(served.get('code'));
+      expect(answered(await silently(new CookieClient(server.url), fx.web.clientId, fx.web.callback)).get('error')).toBe('login_required');
+      expect(answered(await silently(browser, String(thirdParty.body.client_id), 'https://third.example.com/cb')).get('error')).toBe('consent_required');
+    });
+    expect(types(events)).toEqual(['ssa', 'fsa', 'fsa']);
+    const [served, loginRequired, consentRequired] = events;
+    expect(served).toMatchObject({
+      description: 'Successful silent authentication',
+      client_id: fx.web.clientId,
+      client_name: expect.stringMatching(/^Web /),
+      user_id: fx.user.userId,
+      user_name: fx.user.email,
+      connection: fx.connection,
+      strategy: 'auth0',
+      ip: '127.0.0.1',
+      user_agent: UA,
+      scope: 'openid email',
+    });
+    expect(loginRequired).toMatchObject({ description: 'Login required', client_id: fx.web.clientId, ip: '127.0.0.1', user_agent: UA, details: { error: 'login_required' } });
+    expect(loginRequired?.user_id).toBeUndefined();
+    expect(consentRequired).toMatchObject({ client_id: thirdParty.body.client_id, user_id: fx.user.userId, details: { error: 'consent_required' } });
+    expect(LOG_EVENT_TYPES.ssa.category).toBe('auth.silent_auth.success');
+    expect(LOG_EVENT_TYPES.fsa.category).toBe('auth.silent_auth.fail');
+  });
+
+  it('a magic link with a wrong code is a failed login `f`, named by its address, never its code', async () => {
+    const address = `magic-wrong-${dialect}@example.com`;
+    const message = await passwordlessMessage(address, 'link', { response_type: 'code', redirect_uri: fx.web.callback, scope: 'openid', state: 'st' });
+    const link = new URL(decodeEntities(/(https?:\/\/\S+\/passwordless\/verify_redirect\?\S+)/.exec(message)?.[1] ?? ''));
+    const code = link.searchParams.get('verification_code') ?? '';
+    const wrong = code === '135791' ? '246802' : '135791';
+    keep(code, wrong);
+    link.searchParams.set('verification_code', wrong);
+    const events = await eventsOf(async () => {
+      const refused = await new CookieClient(server.url).get(link.toString(), AGENT);
+      expect(new URL(refused.headers.get('location') ?? 'about:blank').searchParams.get('error')).toBe('access_denied');
+    });
+    expect(events).toMatchObject([
+      {
+        type: 'f',
+        description: 'Wrong email or verification code.',
+        client_id: fx.web.clientId,
+        connection: EMAIL_CONNECTION,
+        strategy: 'email',
+        user_name: address,
+        ip: '127.0.0.1',
+        user_agent: UA,
+        details: { error: 'invalid_grant', failure: 'wrong_code', path: 'passwordless-link' },
+      },
+    ]);
   });
 
   it('stores no password, code, token, client secret or ticket of these flows in any event', async () => {

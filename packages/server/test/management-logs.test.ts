@@ -1,4 +1,4 @@
-import { ManagementClient } from 'auth0';
+import { ManagementClient, type Management } from 'auth0';
 import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEvent } from '../src/services/events/event.js';
@@ -108,6 +108,60 @@ describe.each(DIALECTS)('tenant log through the Management API (%s)', (dialect) 
     const today = new Date().toISOString().slice(0, 10);
     const daily = await management.stats.getDaily({ from: today.replaceAll('-', ''), to: today.replaceAll('-', '') });
     expect(daily).toEqual([{ date: `${today}T00:00:00.000Z`, logins: 1, signups: 0, leaked_passwords: 0, created_at: succeeded?.date, updated_at: succeeded?.date }]);
+  });
+
+  it('the official SDK manages an http log stream: create, list, get, update (pause), delete, in the shapes its types declare', async () => {
+    // Nothing listens on the discard port: delivery, were it to try before the stream is paused, is refused at once.
+    const request: Management.CreateLogStreamHttpRequestBody = {
+      name: `SIEM ${dialect}`,
+      type: 'http',
+      filters: [
+        { type: 'category', name: 'auth.login.fail' },
+        { type: 'category', name: 'auth.silent_auth.fail' },
+      ],
+      sink: {
+        httpEndpoint: 'https://127.0.0.1:9/ingest',
+        httpContentType: 'application/json',
+        httpContentFormat: 'JSONLINES',
+        httpAuthorization: 'Bearer sdk-stream-credential-0123',
+        httpCustomHeaders: [{ header: 'X-Api-Key', value: 'sdk-header-key-4567' }],
+      },
+    };
+    const created = await management.logStreams.create(request);
+    // Typed as the SDK's own answer schema, and compared whole: no field the SDK does not declare, none missing.
+    const expected: Management.LogStreamHttpResponseSchema = {
+      id: expect.stringMatching(/^lst_/) as string,
+      name: `SIEM ${dialect}`,
+      type: 'http',
+      status: 'active',
+      isPriority: false,
+      filters: request.filters,
+      sink: {
+        httpEndpoint: 'https://127.0.0.1:9/ingest',
+        httpContentType: 'application/json',
+        httpContentFormat: 'JSONLINES',
+        httpAuthorization: '****0123',
+        httpCustomHeaders: [{ header: 'X-Api-Key', value: '****4567' }],
+      },
+    };
+    expect(created).toEqual(expected);
+    const id = String(created.id);
+
+    const listed: Management.LogStreamResponseSchema[] = await management.logStreams.list();
+    expect(listed).toEqual([created]);
+    const got: Management.GetLogStreamResponseContent = await management.logStreams.get(id);
+    expect(got).toEqual(created);
+
+    const paused: Management.UpdateLogStreamResponseContent = await management.logStreams.update(id, { status: 'paused', name: `SIEM ${dialect} (paused)` });
+    expect(paused).toEqual({ ...created, status: 'paused', name: `SIEM ${dialect} (paused)` });
+    const resinked = await management.logStreams.update(id, { sink: { httpEndpoint: 'https://127.0.0.1:9/other', httpContentFormat: 'JSONARRAY' } });
+    // The credentials not sent again are kept (shown masked as before).
+    expect(resinked).toEqual({ ...paused, sink: { ...created.sink, httpEndpoint: 'https://127.0.0.1:9/other', httpContentFormat: 'JSONARRAY' } });
+    expect(await management.logStreams.get(id)).toEqual(resinked);
+
+    await management.logStreams.delete(id);
+    expect(await management.logStreams.list()).toEqual([]);
+    await expect(management.logStreams.get(id)).rejects.toMatchObject({ statusCode: 404, body: { errorCode: 'inexistent_resource' } });
   });
 
   it('answers the daily stats of a range from the events of each day', async () => {

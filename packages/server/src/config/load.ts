@@ -27,6 +27,8 @@ export interface Config {
   sweepSeconds: Value<'LATCHKEY_SWEEP_SECONDS'>;
   /** Days the tenant log keeps an event. */
   logRetentionDays: Value<'LATCHKEY_LOG_RETENTION_DAYS'>;
+  /** Whether events are recorded at all (LATCHKEY_TENANT_LOG); off, the recorder is a no-op. */
+  tenantLog: Value<'LATCHKEY_TENANT_LOG'>;
   /** E-mail and SMS delivery; unset channels write to the local outbox. */
   delivery: {
     smtpUrl: Value<'SMTP_URL'>;
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     configCacheSeconds,
     sweepSeconds,
     logRetentionDays: read('LATCHKEY_LOG_RETENTION_DAYS'),
+    tenantLog: read('LATCHKEY_TENANT_LOG'),
     edgeApiKey,
     trustProxy,
     timeouts,

@@ -129,6 +129,13 @@ export const SETTINGS = [
     parse: wholeDays(1, 3650),
   },
   {
+    env: 'LATCHKEY_TENANT_LOG',
+    default: 'on',
+    meaning:
+      'Records the tenant log (`on` or `off`). Off, no event is recorded or stored: `/api/v2/logs` and the stats stay empty and log streams have nothing to deliver. For measuring the log\'s cost, or a deployment that must keep no audit trail; the platform always records.',
+    parse: onOff,
+  },
+  {
     env: 'LATCHKEY_EDGE_API_KEY',
     meaning:
       'Key the edge proxy that verifies client certificates sends as `cname-api-key` (at least 32 characters). When set, the token endpoint accepts mTLS client authentication from requests carrying it with `client-certificate` and `client-certificate-ca-verified`; unset, those headers are ignored.',

@@ -1,8 +1,11 @@
 import type { DatabaseLogin } from '../services/database-login.js';
 import { ServiceError } from '../services/errors.js';
+import { originFields, type NewLogEvent, type RequestOrigin } from '../services/events/event.js';
+import type { EventRecorder } from '../services/events/recorder.js';
 import type { Passwordless } from '../services/passwordless.js';
 import type { OAuthConfig } from '../services/config-cache.js';
 import { AccountBlockedAttempts, OAuthError, PasswordLeaked, SuspiciousIp } from './errors.js';
+import { recordedAlready, wasRecorded } from './grants/recorded-refusals.js';
 import type { LoginTickets } from './login-tickets.js';
 
 export const PASSWORD_REALM = 'http://auth0.com/oauth/grant-type/password-realm';
@@ -37,14 +40,79 @@ export interface CrossOriginDeps {
   databaseLogin: DatabaseLogin;
   passwordless: Passwordless;
   loginTickets: LoginTickets;
+  /** The tenant log: `scoa` for a ticket issued, `fcoa` for a refusal. */
+  events: Pick<EventRecorder, 'record'>;
+}
+
+type Ticket = { login_ticket: string; co_verifier: string; co_id: string };
+
+/** Who signed in, as the ticket carries them. */
+interface Authenticated {
+  userId: string;
+  connection: string;
+  amr: string[];
+}
+
+/** What is known of an attempt so far: the facts its `fcoa` names if it is refused (never the password or code). */
+interface Attempt {
+  clientId?: string;
+  credentialType?: string;
+  userName?: string;
+  connection?: string;
+}
+
+/**
+ * The `fcoa` of a refusal, unless the credential check logged it where it was decided; answers the error for the
+ * caller to throw. The HTTP layer calls it too, for the bodies it refuses before the protocol core sees them.
+ */
+export function refuseCrossOrigin(error: OAuthError, attempt: Attempt, origin: RequestOrigin, events: Pick<EventRecorder, 'record'>): OAuthError {
+  if (wasRecorded(error)) return error;
+  const event: NewLogEvent = {
+    type: 'fcoa',
+    description: error.description,
+    ...originFields(origin),
+    details: attempt.credentialType !== undefined ? { error: error.error, credential_type: attempt.credentialType } : { error: error.error },
+  };
+  if (attempt.clientId !== undefined) event.client_id = attempt.clientId;
+  if (attempt.userName !== undefined) event.user_name = attempt.userName;
+  if (attempt.connection !== undefined) event.connection = attempt.connection;
+  events.record(event);
+  return error;
+}
+
+/** The facts of a body that name its client, as a refused attempt records them. */
+export function attemptOf(body: Record<string, unknown>): Attempt {
+  return typeof body.client_id === 'string' && body.client_id !== '' ? { clientId: body.client_id } : {};
 }
 
 /**
  * `POST /co/authenticate`: checks credentials typed into an application's own page and answers a login ticket
  * for `/authorize`, with the verifier that binds it to this browser. Order of checks: body shape, application
- * (cross-origin login on), credential type, realm, credentials.
+ * (cross-origin login on), credential type, realm, credentials. Every outcome is logged: `scoa` when a ticket is
+ * issued (the ticket's redemption at `/authorize` is the login, `s`), `fcoa` for a refusal.
  */
-export async function crossOriginAuthenticate(body: Record<string, unknown>, ip: string, deps: CrossOriginDeps): Promise<{ login_ticket: string; co_verifier: string; co_id: string }> {
+export async function crossOriginAuthenticate(body: Record<string, unknown>, origin: RequestOrigin, deps: CrossOriginDeps): Promise<Ticket> {
+  const attempt = attemptOf(body);
+  try {
+    const { ticket, user, clientId } = await authenticate(body, origin, deps, attempt);
+    deps.events.record({
+      type: 'scoa',
+      client_id: clientId,
+      user_id: user.userId,
+      connection: user.connection,
+      ...(attempt.userName !== undefined ? { user_name: attempt.userName } : {}),
+      ...originFields(origin),
+      details: { credential_type: attempt.credentialType, amr: user.amr },
+    });
+    return ticket;
+  } catch (error) {
+    if (error instanceof OAuthError) throw refuseCrossOrigin(error, attempt, origin, deps.events);
+    throw error;
+  }
+}
+
+/** The checks in order; fills in `attempt` as its facts become known. */
+async function authenticate(body: Record<string, unknown>, origin: RequestOrigin, deps: CrossOriginDeps, attempt: Attempt): Promise<{ ticket: Ticket; user: Authenticated; clientId: string }> {
   const credentialType = typeof body.credential_type === 'string' ? body.credential_type : undefined;
   const expected = credentialType === undefined ? undefined : FIELDS.get(credentialType);
   const strings = Object.values(body).every((value) => typeof value === 'string');
@@ -54,10 +122,15 @@ export async function crossOriginAuthenticate(body: Record<string, unknown>, ip:
     throw new CrossOriginError('unauthorized_client', 'Cross origin login not allowed.', 401);
   }
   if (!expected) throw new CrossOriginError('unsupported_credential_type', 'Unknown credential type parameter.', 400);
+  attempt.credentialType = credentialType;
   const names = Object.keys(body);
   if (names.length !== expected.length || !expected.every((name) => typeof body[name] === 'string' && body[name] !== '')) throw invalidBody(credentialType);
+  attempt.userName = String(body.username).trim();
+  attempt.connection = String(body.realm);
   try {
-    return await checkCredentials(credentialType, body, client.clientId, ip, deps);
+    const user = await checkCredentials(credentialType, body, client.clientId, origin, deps, attempt);
+    const issued = await deps.loginTickets.issue({ clientId: client.clientId, ...user });
+    return { ticket: { login_ticket: issued.loginTicket, co_verifier: issued.coVerifier, co_id: issued.coId }, user, clientId: client.clientId };
   } catch (error) {
     // A service turning the login down for a reason of its own (say, a connection deleted on another node while
     // this one still has it cached) is still a refusal: the generic 403, never a 500.
@@ -66,15 +139,27 @@ export async function crossOriginAuthenticate(body: Record<string, unknown>, ip:
   }
 }
 
-/** Checks the credentials of a well-formed body for an application that may log in this way; answers the ticket. */
-async function checkCredentials(credentialType: string, body: Record<string, unknown>, clientId: string, ip: string, deps: CrossOriginDeps): Promise<{ login_ticket: string; co_verifier: string; co_id: string }> {
+/** Checks the credentials of a well-formed body for an application that may log in this way; answers who they are. */
+async function checkCredentials(
+  credentialType: string,
+  body: Record<string, unknown>,
+  clientId: string,
+  origin: RequestOrigin,
+  deps: CrossOriginDeps,
+  attempt: Attempt,
+): Promise<Authenticated> {
   const realm = String(body.realm);
+  const unknownRealm = () => {
+    // A realm that names nothing is not logged as a connection.
+    delete attempt.connection;
+    return new CrossOriginError('invalid_request', 'Unknown realm', 400);
+  };
   if (credentialType === PASSWORDLESS_OTP) {
-    const checked = await deps.passwordless.check({ clientId: clientId, connection: realm, address: String(body.username), code: String(body.otp), spend: true, ip });
+    const checked = await deps.passwordless.check({ clientId: clientId, connection: realm, address: String(body.username), code: String(body.otp), spend: true, ip: origin.ip });
     if (!checked.ok) {
       switch (checked.failure) {
         case 'unknown_connection':
-          throw new CrossOriginError('invalid_request', 'Unknown realm', 400);
+          throw unknownRealm();
         case 'blocked':
           throw new CrossOriginError('blocked_user', 'user is blocked', 403);
         case 'too_many_tries':
@@ -85,27 +170,26 @@ async function checkCredentials(credentialType: string, body: Record<string, unk
           throw new CrossOriginError('access_denied', `Wrong ${String(body.username).trim().startsWith('+') ? 'phone number' : 'email'} or verification code.`, 403);
       }
     }
-    const issued = await deps.loginTickets.issue({ clientId: clientId, userId: checked.userId ?? '', connection: checked.connection.name, amr: ['otp'] });
-    return { login_ticket: issued.loginTicket, co_verifier: issued.coVerifier, co_id: issued.coId };
+    return { userId: checked.userId ?? '', connection: checked.connection.name, amr: ['otp'] };
   }
-  const result = await deps.databaseLogin.login({ connection: realm, clientId: clientId, username: String(body.username), password: String(body.password), ip });
+  const result = await deps.databaseLogin.login({ connection: realm, clientId: clientId, username: String(body.username), password: String(body.password), ...origin, failedAs: 'fcoa' });
   if (!result.ok) {
+    // The credential check logged every refusal but an unknown realm (`fcoa`, or the protections' own codes).
     switch (result.reason) {
       case 'unknown_connection':
       case 'connection_not_enabled':
-        throw new CrossOriginError('invalid_request', 'Unknown realm', 400);
+        throw unknownRealm();
       case 'blocked':
-        throw new CrossOriginError('blocked_user', 'user is blocked', 403);
+        throw recordedAlready(new CrossOriginError('blocked_user', 'user is blocked', 403));
       case 'wrong_credentials':
-        throw new CrossOriginError('access_denied', 'Wrong email or password.', 403);
+        throw recordedAlready(new CrossOriginError('access_denied', 'Wrong email or password.', 403));
       case 'too_many_attempts':
-        throw new AccountBlockedAttempts();
+        throw recordedAlready(new AccountBlockedAttempts());
       case 'ip_throttled':
-        throw new SuspiciousIp();
+        throw recordedAlready(new SuspiciousIp());
       case 'password_leaked':
-        throw new PasswordLeaked();
+        throw recordedAlready(new PasswordLeaked());
     }
   }
-  const issued = await deps.loginTickets.issue({ clientId: clientId, userId: result.userId, connection: result.connection, amr: ['pwd'] });
-  return { login_ticket: issued.loginTicket, co_verifier: issued.coVerifier, co_id: issued.coId };
+  return { userId: result.userId, connection: result.connection, amr: ['pwd'] };
 }

@@ -4,7 +4,7 @@ import type { BreachedPasswords } from './breached-passwords.js';
 import { keyedSerial } from './keyed-serial.js';
 import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
-import type { LogEventType, NewLogEvent } from './events/event.js';
+import { LOG_EVENT_TYPES, type LogEventType, type NewLogEvent } from './events/event.js';
 import type { EventRecorder } from './events/recorder.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { loginAccount, withLogin, type UserData } from './users.js';
@@ -18,6 +18,12 @@ export interface LoginInput {
   password: string;
   ip: string;
   userAgent?: string | undefined;
+  /**
+   * The code a refused credential or account (`fp`, `fu`, `f`) is logged as, where the platform logs the way in
+   * rather than the reason: cross-origin login's is `fcoa`. The reason's own code stays in `details.failure`.
+   * Throttling and breached-password refusals keep their codes (`limit_wc`, `limit_mu`, `pwd_leak`) either way.
+   */
+  failedAs?: LogEventType | undefined;
 }
 
 export type DatabaseLoginResult =
@@ -44,6 +50,9 @@ export interface DatabaseLoginDeps {
  * much as a wrong password and timing does not tell which accounts exist.
  */
 let decoyHash: Promise<string> | undefined;
+
+/** The refusals of the credentials or the account (what `failedAs` renames), as opposed to the protections'. */
+const CREDENTIAL_REFUSALS: ReadonlySet<LogEventType> = new Set<LogEventType>(['fp', 'fu', 'f']);
 
 /**
  * Username/password login against a database connection (strategy `auth0`): the hosted login page, the
@@ -84,7 +93,13 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
     const name = input.username.trim();
     /** Logs the refusal (never the password) and answers it. */
     const refuse = (reason: DatabaseLoginFailure, type: LogEventType, fields: Pick<NewLogEvent, 'user_id' | 'description'> = {}): DatabaseLoginResult => {
-      deps.events.record({ type, client_id: input.clientId, connection: connection.name, user_name: name, ip: input.ip, ...(input.userAgent !== undefined ? { user_agent: input.userAgent } : {}), ...fields });
+      const origin = { ip: input.ip, ...(input.userAgent !== undefined ? { user_agent: input.userAgent } : {}) };
+      const event = { client_id: input.clientId, connection: connection.name, user_name: name, ...origin, ...fields };
+      if (input.failedAs !== undefined && CREDENTIAL_REFUSALS.has(type)) {
+        deps.events.record({ ...event, type: input.failedAs, description: fields.description ?? LOG_EVENT_TYPES[type].description, details: { failure: type } });
+      } else {
+        deps.events.record({ ...event, type });
+      }
       return { ok: false, reason };
     };
     const gate = await deps.protection.gate({ identifier: name, ip: input.ip });

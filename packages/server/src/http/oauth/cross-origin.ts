@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { crossOriginAuthenticate, invalidBody } from '../../oauth/cross-origin-login.js';
+import { attemptOf, crossOriginAuthenticate, invalidBody, refuseCrossOrigin } from '../../oauth/cross-origin-login.js';
 import { AccessDenied, InvalidRequest } from '../../oauth/errors.js';
 import type { Registry } from '../../registry.js';
 import { setCoVerifierCookie } from '../login/cookies.js';
+import { requestOrigin } from '../request-origin.js';
 
 // The schema documents and bounds the fields; whatever it refuses, the protocol core refuses again in the
 // platform's own wording (it gets the raw body), so the answer is the same either way.
@@ -41,22 +42,27 @@ export function crossOriginRoutes(registry: Registry): FastifyPluginAsyncTypebox
       {
         attachValidation: true,
         schema: { tags: ['authentication'], summary: 'Cross-origin login', body: AuthenticateBody, response: { 200: Ticket, '4xx': OAuthErrorBody } },
-        // A body that is not JSON at all is a bad body too, in the same words (the surface's handler shapes it).
-        errorHandler: (error) => {
-          if (UNREADABLE_BODY.has(error.code)) throw invalidBody(undefined);
+        // A body that is not JSON at all is a bad body too, in the same words (the surface's handler shapes it),
+        // and a refused attempt like any other (`fcoa`).
+        errorHandler: (error, request) => {
+          if (UNREADABLE_BODY.has(error.code)) throw refuseCrossOrigin(invalidBody(undefined), {}, requestOrigin(request), registry.events);
           throw error;
         },
       },
       async (request, reply) => {
         const raw: unknown = request.body;
         const body = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+        const origin = requestOrigin(request);
         // Strings beyond a length bound (anything else the core refuses again): the core's wording for a bad body.
-        if (request.validationError && Object.values(body).every((value) => typeof value === 'string')) throw invalidBody(body.credential_type);
-        const ticket = await crossOriginAuthenticate(body, request.ip, {
+        if (request.validationError && Object.values(body).every((value) => typeof value === 'string')) {
+          throw refuseCrossOrigin(invalidBody(body.credential_type), attemptOf(body), origin, registry.events);
+        }
+        const ticket = await crossOriginAuthenticate(body, origin, {
           config: registry.oauthConfig,
           databaseLogin: registry.userGrants.databaseLogin,
           passwordless: registry.userGrants.passwordless,
           loginTickets: registry.loginTickets,
+          events: registry.events,
         });
         // When the browser keeps third-party cookies, /authorize finds the verifier here; otherwise the
         // application's verification page has it.

@@ -52,8 +52,11 @@ const DbErrorBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** A refusal of the Authentication API's rate limit, in its own shape (plugins/rate-limits.ts), before the route runs. */
-const RateLimited = Type.Object({ error: Type.String(), error_description: Type.String() });
+/**
+ * A 429: the Authentication API's rate limit refuses in its own shape (plugins/rate-limits.ts) before the route runs;
+ * signup throttling (attack protection) refuses in the route's own shape.
+ */
+const RateLimited = Type.Union([Type.Object({ error: Type.String(), error_description: Type.String() }), DbErrorBody]);
 
 const SignupAnswer = Type.Object(
   {

@@ -155,6 +155,16 @@ export function passwordlessRoutes(registry: Registry): FastifyPluginAsyncTypebo
           if (!checked.ok) {
             // The authorization endpoint has no invalid_grant (RFC 6749 4.1.2.1): a bad code is access_denied there.
             const failure = otpFailure(checked.failure, typeof raw.phone_number === 'string' ? 'sms' : 'email');
+            // A magic link that does not sign in is a failed login (`f`), named by its address, never its code.
+            registry.events.record({
+              type: 'f',
+              description: failure.description,
+              client_id: authorization.clientId,
+              ...(checked.failure !== 'unknown_connection' ? { connection: authorization.connection } : {}),
+              user_name: address,
+              ...originFields(requestOrigin(request)),
+              details: { error: failure.error, failure: checked.failure, path: 'passwordless-link' },
+            });
             throw failure.error === 'invalid_grant' ? new OAuthError('access_denied', failure.description, 403) : failure;
           }
           return { userId: checked.userId ?? '', connection: checked.connection.name, amr: ['otp'] };

@@ -1,5 +1,5 @@
 import type { ConnectionData } from '../../services/connections.js';
-import type { RequestOrigin } from '../../services/events/event.js';
+import { originFields, type RequestOrigin } from '../../services/events/event.js';
 import type { Session, Sessions } from '../../services/sessions.js';
 import type { Storage } from '../../storage/storage.js';
 import type { CachedClient, OAuthConfig } from '../../services/config-cache.js';
@@ -179,12 +179,42 @@ export async function authorizeAuthenticated(
 }
 
 /**
+ * Silent authentication (`prompt=none`) is logged as the platform logs it: `ssa` when the SSO session answers,
+ * `fsa` when it cannot (login or consent required). Answers the refusal for the caller to throw.
+ */
+function silentAuthFailed(error: OAuthError, request: AuthorizeRequest, session: Session | undefined, origin: RequestOrigin, deps: AuthorizeDeps): OAuthError {
+  deps.users.events.record({
+    type: 'fsa',
+    description: error.description,
+    client_id: request.clientId,
+    ...(session ? { user_id: session.data.user_id } : {}),
+    ...(request.connection !== undefined ? { connection: request.connection } : {}),
+    ...originFields(origin),
+    ...requested(request),
+    details: { error: error.error },
+  });
+  return error;
+}
+
+function silentAuthSucceeded(request: AuthorizeRequest, session: Session, origin: RequestOrigin, deps: AuthorizeDeps): void {
+  deps.users.events.record({
+    type: 'ssa',
+    client_id: request.clientId,
+    user_id: session.data.user_id,
+    connection: session.data.connection,
+    ...originFields(origin),
+    ...requested(request),
+  });
+}
+
+/**
  * `/authorize`: trust the redirect, check the request, then answer from the SSO session, refuse (`prompt=none`),
  * or start a login transaction for the hosted pages.
  */
 export async function authorize(raw: RawParams, browser: BrowserState, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
   return withTrustedTarget(raw, deps, async (target) => {
     const request = await checkRequest(raw, target, deps.config);
+    const silent = request.prompt.includes('none');
     let federated: ConnectionData | undefined;
     if (request.connection !== undefined) {
       const connection = await deps.storage.connections.findOne(deps.tenantId, { name: request.connection });
@@ -194,17 +224,19 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
       if (deps.upstream.isFederated(connection.data)) federated = connection.data;
     }
     // Development keys sign no one in silently (the spec): not even from an existing session.
-    if (federated && deps.upstream.silentLoginImpossible(federated) && request.prompt.includes('none')) throw new LoginRequired();
+    if (federated && deps.upstream.silentLoginImpossible(federated) && silent) throw silentAuthFailed(new LoginRequired(), request, undefined, browser.origin, deps);
     if (request.loginTicket !== undefined) return await ticketLogin(request, target, browser, deps);
     const session = await deps.sessions.find(browser.sessionHandle);
     // Latchkey keeps no record of consent, so a third-party application can only get it interactively.
-    if (request.prompt.includes('none') && !target.client.data.is_first_party) {
-      throw new ConsentRequired('Consent required: third-party applications cannot skip the consent prompt.');
+    if (silent && !target.client.data.is_first_party) {
+      throw silentAuthFailed(new ConsentRequired('Consent required: third-party applications cannot skip the consent prompt.'), request, session, browser.origin, deps);
     }
     if (await sessionServes(session, request, deps)) {
-      return { kind: 'answer', answer: await completeAuthorization(request, target.client, session as Session, deps) };
+      const answer = await completeAuthorization(request, target.client, session as Session, deps);
+      if (silent) silentAuthSucceeded(request, session as Session, browser.origin, deps);
+      return { kind: 'answer', answer };
     }
-    if (request.prompt.includes('none')) throw new LoginRequired();
+    if (silent) throw silentAuthFailed(new LoginRequired(), request, session, browser.origin, deps);
     const { handle, transaction } = await deps.transactions.create(request);
     if (federated) return { kind: 'upstream', handle, transaction, answer: await deps.upstream.begin(handle, transaction, federated) };
     return { kind: 'login', handle, transaction };

@@ -268,3 +268,18 @@ export function eventRecorder(deps: EventRecorderDeps): EventRecorder {
     },
   };
 }
+
+/**
+ * The recorder of a deployment that keeps no tenant log (LATCHKEY_TENANT_LOG=off): it takes every event and keeps
+ * none, so the callers that record stay as they are and the log's metrics read zero. It also lets `npm run bench`
+ * measure what recording costs, against the same server with it off.
+ */
+export function disabledEventRecorder(): EventRecorder {
+  return {
+    record() {},
+    recordOncePer() {},
+    flush: () => Promise.resolve(),
+    stats: () => ({ buffered: 0, dropped: 0, written: 0, lastError: undefined }),
+    close: () => Promise.resolve(),
+  };
+}
