@@ -96,7 +96,23 @@ export async function openScreenPost(registry: Registry, request: FastifyRequest
   if (!screenReached(screen, open.transaction)) {
     return answered(reply.header('cache-control', 'no-store').redirect(screenUrl(screen.startsWith('signup') ? 'signup-id' : 'login-id', open.transaction), 302));
   }
+  const form = request.body as { action?: string; language?: string } | undefined;
+  if (form?.action === 'change-language') return answered(changeLanguage(registry, request, reply, open, form.language));
   return open;
+}
+
+/**
+ * `action=change-language` (the platform SDK's `changeLanguage`, on every screen): the rest of the login speaks
+ * `language` (it goes first in the transaction's `ui_locales`, so the tenant's enabled locales still decide), and
+ * the same screen is shown again.
+ */
+async function changeLanguage(registry: Registry, request: FastifyRequest, reply: FastifyReply, open: OpenTransaction, language: string | undefined) {
+  const wanted = (language ?? '').trim();
+  if (/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(wanted)) {
+    const uiLocales = [wanted, ...(open.transaction.request.uiLocales ?? '').split(' ').filter((tag) => tag && tag !== wanted)].join(' ');
+    await registry.transactions.save(open.handle, { ...open.transaction, request: { ...open.transaction.request, uiLocales } });
+  }
+  return reply.header('cache-control', 'no-store').redirect(request.url, 303);
 }
 
 export const formForged = (registry: Registry, reply: FastifyReply, client: CachedClient) =>
