@@ -10,6 +10,7 @@ import { managementSurface } from './http/management/surface.js';
 import { loginScreenRoutes } from './http/login/login-screens.js';
 import { passwordlessScreenRoutes } from './http/login/passwordless-screens.js';
 import { resetPasswordRoutes } from './http/login/reset-password.js';
+import { emailVerificationRoutes } from './http/login/email-verification.js';
 import { signupScreenRoutes } from './http/login/signup-screens.js';
 import { authorizeRoutes } from './http/oauth/authorize.js';
 import { upstreamCallbackRoutes } from './http/oauth/upstream-callback.js';
@@ -88,6 +89,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(passwordlessScreenRoutes(registry));
     await surface.register(signupScreenRoutes(registry));
     await surface.register(resetPasswordRoutes(registry));
+    await surface.register(emailVerificationRoutes(registry));
   });
 
   const bundle = loadLibraryBundle();

@@ -13,6 +13,8 @@ import { disabledEventRecorder, eventRecorder, type EventRecorder } from './serv
 import { logStreamDelivery, type LogStreamDeliveryOptions } from './services/log-streams/delivery.js';
 import { logStreamSecrets } from './services/log-streams/stream-secrets.js';
 import { logStreamsService, type LogStreams } from './services/log-streams/streams.js';
+import { jobsService, type JobsService } from './services/jobs/jobs.js';
+import { jobRunner, type JobRunnerOptions } from './services/jobs/runner.js';
 import { signingCertificates } from './keys/certificate.js';
 import { samlIdentityProvider, type SamlIdentityProvider } from './oauth/saml/identity-provider.js';
 import { samlServiceProvider } from './oauth/saml/service-provider.js';
@@ -40,6 +42,7 @@ import type { Delivery } from './services/delivery/channels.js';
 import { localOutbox, type LocalOutbox } from './services/delivery/outbox.js';
 import { createDelivery } from './services/delivery/transports.js';
 import { passwordResets, type PasswordResets } from './services/password-reset.js';
+import { emailVerifications, type EmailVerifications } from './services/email-verification.js';
 import { ensureDemoApplication } from './services/demo-application.js';
 import { bootstrap, type BootstrapResult } from './services/bootstrap.js';
 import { createRateLimiter, type RateLimiter } from './services/rate-limiter.js';
@@ -81,6 +84,7 @@ export interface Registry {
   /** Latchkey as a SAML identity provider (the SAML2 Web App add-on of applications). */
   samlIdp: SamlIdentityProvider;
   passwordResets: PasswordResets;
+  emailVerifications: EmailVerifications;
   notifier: Notifier;
   delivery: Delivery;
   /** Where undelivered (unconfigured) messages go; `/dev/outbox` lists it outside production. */
@@ -107,6 +111,8 @@ export interface Registry {
   events: EventRecorder;
   /** The Management API's log streams (`/api/v2/log-streams`); a worker started with the registry delivers them. */
   logStreams: LogStreams;
+  /** Management API jobs (`/api/v2/jobs`: users imports); a runner started with the registry runs them. */
+  jobs: JobsService;
   /** Prometheus metrics (services/metrics.ts): counters the code calls, gauges read on each scrape. */
   metrics: Metrics;
   /** Whether the database, and Redis when configured, answer now (`/health/ready`). */
@@ -129,6 +135,8 @@ export interface RegistryOptions {
   now?: () => Date;
   /** Log stream delivery's timings and endpoints (tests shorten the suspension window and the polls). */
   logStreams?: LogStreamDeliveryOptions;
+  /** The job runner's timings (tests shorten the poll and the lease, or start a node that runs no jobs). */
+  jobs?: JobRunnerOptions;
 }
 
 
@@ -241,6 +249,9 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       collect: async () => (await streamDelivery.lag().catch(() => [])).map(({ stream, events }) => ({ labels: { stream }, value: events })),
     });
     streamDelivery.start();
+    // Stored jobs (users imports) run here, each on one node at a time, until `close()`.
+    const runner = jobRunner({ storage, tenantId, now, log, ...(options.jobs ? { options: options.jobs } : {}) });
+    runner.start();
     return {
       config,
       log,
@@ -291,6 +302,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       }),
       samlIdp: samlIdentityProvider({ certificates, issuer: config.issuer, tenantId, now }),
       passwordResets: resets,
+      emailVerifications: emailVerifications({ storage, tenantId, issuer: config.issuer, handleKey, now }),
       notifier,
       delivery,
       outbox,
@@ -320,6 +332,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       bootstrapResult,
       events,
       logStreams: logStreamsService({ storage, tenantId, secrets: streamSecrets, allowHttp: !config.production, now }),
+      jobs: jobsService({ storage, tenantId, now, wake: () => runner.wake() }),
       metrics,
       readiness: readinessProbe({ storage, redis }),
       now,
@@ -328,6 +341,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         await sweeper.stop();
         // Before the event buffer's flush: delivery reads the log and writes positions, and then releases its leases.
         await streamDelivery.close();
+        // A job in progress stops at its next batch and releases its lease; another node resumes it.
+        await runner.close();
         await changeBus?.close();
         await events.close();
         redis?.disconnect();

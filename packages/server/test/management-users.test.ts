@@ -170,7 +170,7 @@ describe.each(DIALECTS)('Management API users (%s)', (dialect) => {
     expect((await api('DELETE', path)).status).toBe(204);
   });
 
-  it('lists with pagination and a connection filter; q and search_engine are accepted', async () => {
+  it('lists with pagination and a connection filter; q (applied since issue 26) and search_engine are accepted', async () => {
     for (const n of [1, 2, 3]) await api('POST', '/users', { connection: 'sms', phone_number: `+1555000000${n}` });
     const all = await api('GET', '/users?include_totals=true&per_page=100&connection=sms');
     const total = Number(all.body.total);
@@ -178,9 +178,11 @@ describe.each(DIALECTS)('Management API users (%s)', (dialect) => {
     expect(all.body).toMatchObject({ start: 0, limit: 100 });
     const users = all.body.users as { user_id: string; identities: { connection: string }[] }[];
     expect(users.every((user) => user.identities[0]?.connection === 'sms')).toBe(true);
-    const page = await api('GET', '/users?per_page=2&page=1&connection=sms&q=email%3A%22x%22&search_engine=v3&sort=created_at%3A1&primary_order=true');
+    const page = await api('GET', '/users?per_page=2&page=1&connection=sms&q=identities.provider%3Asms&search_engine=v3&sort=created_at%3A1&primary_order=true');
     expect(page.status).toBe(200);
     expect(page.body.map((user) => user.user_id)).toEqual(users.slice(2, 4).map((user) => user.user_id));
+    // The query is applied, not ignored: no sms user has this e-mail.
+    expect((await api('GET', '/users?connection=sms&q=email%3A%22x%22&search_engine=v3')).body).toEqual([]);
     expect(Number((await api('GET', '/users?include_totals=true&per_page=1')).body.total)).toBeGreaterThan(total);
     expect(await api('GET', '/users?per_page=0')).toMatchObject({ status: 400, body: { errorCode: 'invalid_query_string' } });
   });
@@ -188,7 +190,7 @@ describe.each(DIALECTS)('Management API users (%s)', (dialect) => {
   it.each([
     [{ email: 'a@example.com', password: PASSWORD }, `Payload validation error: 'Missing required property: connection' on property connection (Name of the connection the user belongs to.).`],
     [{ connection: DB, email: 'not-an-email', password: PASSWORD }, `Payload validation error: 'must match format "email"' on property email (E-mail address (stored lower-case).).`],
-    [{ connection: DB, email: 'a@example.com', password: PASSWORD, verify_email: true }, `Payload validation error: 'No enum match for: true' on property verify_email`],
+    [{ connection: DB, email: 'a@example.com', password: PASSWORD, verify_email: 'yes' }, `Payload validation error: 'Expected type boolean but found type string' on property verify_email`],
     [{ connection: DB, email: 'a@example.com', password: PASSWORD, user_id: 'chosen' }, `Payload validation error: 'Additional properties not allowed: user_id'`],
     [{ connection: DB, email: 'a@example.com', password: PASSWORD, user_metadata: 'x' }, `Payload validation error: 'Expected type object but found type string' on property user_metadata`],
     [{ connection: DB, email: 'a@example.com', password: '' }, `Payload validation error: 'String is too short (0 chars), minimum 1' on property password`],

@@ -747,6 +747,63 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
     });
   });
 
+  describe('jobs', () => {
+    const tenant = 'tenant-jobs';
+    const at = (seconds: number) => new Date(Date.parse('2024-06-01T00:00:00.000Z') + seconds * 1000).toISOString();
+    const skipLocked = () => storage.dialect.name === 'postgres';
+    type Data = { n: number };
+
+    beforeAll(async () => {
+      await storage.tenants.insertIfMissing(tenant, {}, tick());
+    });
+
+    it('keeps a job\'s input in ordered chunks, hands each unfinished job to one owner at a time, resumes it after an expired lease, and drops the input when it ends', async () => {
+      await storage.jobs.insert<Data>(tenant, { id: 'job_a', type: 'users_import', data: { n: 1 }, createdAt: at(0) });
+      await storage.jobs.insert<Data>(tenant, { id: 'job_b', type: 'users_import', data: { n: 2 }, createdAt: at(1) });
+      await storage.jobs.appendInput(tenant, 'job_a', 0, '[{"a":1},');
+      await storage.jobs.appendInput(tenant, 'job_a', 1, '{"a":2}]');
+      expect([await storage.jobs.inputChunk(tenant, 'job_a', 0), await storage.jobs.inputChunk(tenant, 'job_a', 1), await storage.jobs.inputChunk(tenant, 'job_a', 2)]).toEqual([
+        '[{"a":1},',
+        '{"a":2}]',
+        undefined,
+      ]);
+
+      // Two nodes claiming at once get different jobs (or one gets none), never the same one.
+      const [first, second] = await Promise.all([
+        storage.jobs.claimNext<Data>(tenant, 'node-a', at(10), at(40), skipLocked()),
+        storage.jobs.claimNext<Data>(tenant, 'node-b', at(10), at(40), skipLocked()),
+      ]);
+      const claimed = [first, second].filter((job) => job !== undefined);
+      expect(new Set(claimed.map((job) => job.id)).size).toBe(claimed.length);
+      expect(claimed.length).toBeGreaterThan(0);
+      const a = await storage.jobs.get<Data>(tenant, 'job_a');
+      expect(a).toMatchObject({ status: 'processing', position: 0, leaseExpiresAt: at(40), data: { n: 1 } });
+      const owner = a?.leaseOwner ?? '';
+      // Nothing more to take while the leases hold.
+      if (claimed.length === 2) expect(await storage.jobs.claimNext(tenant, 'node-c', at(20), at(50), skipLocked())).toBeUndefined();
+
+      const other = owner === 'node-a' ? 'node-b' : 'node-a';
+      expect(await storage.jobs.advance<Data>(tenant, 'job_a', other, { position: 5, data: { n: 9 }, until: at(60) })).toBe(false);
+      expect(await storage.jobs.advance<Data>(tenant, 'job_a', owner, { position: 1, data: { n: 3 }, until: at(60) })).toBe(true);
+      // The holder stops without a word: after its lease, another node takes the job over where it was.
+      const takeover = await storage.jobs.claimNext<Data>(tenant, 'node-c', at(61), at(90), skipLocked());
+      expect(takeover).toMatchObject({ id: claimed.length === 2 ? 'job_a' : expect.any(String), leaseOwner: 'node-c' });
+      const resumed = await storage.jobs.get<Data>(tenant, 'job_a');
+      expect(resumed).toMatchObject({ position: 1, data: { n: 3 } });
+      const holder = resumed?.leaseOwner ?? '';
+      expect(await storage.jobs.finish<Data>(tenant, 'job_a', owner === holder ? 'nobody' : owner, 'completed', { n: 4 })).toBe(false);
+      expect(await storage.jobs.finish<Data>(tenant, 'job_a', holder, 'completed', { n: 4 })).toBe(true);
+      expect(await storage.jobs.get<Data>(tenant, 'job_a')).toMatchObject({ status: 'completed', leaseOwner: null, data: { n: 4 } });
+      expect(await storage.jobs.inputChunk(tenant, 'job_a', 0)).toBeUndefined();
+
+      // A released lease is free at once.
+      const b = await storage.jobs.get<Data>(tenant, 'job_b');
+      if (b?.leaseOwner) await storage.jobs.release(tenant, 'job_b', b.leaseOwner);
+      expect(await storage.jobs.claimNext<Data>(tenant, 'node-d', at(62), at(92), skipLocked())).toMatchObject({ id: 'job_b', leaseOwner: 'node-d' });
+      expect(await storage.jobs.claimNext<Data>(tenant, 'node-e', at(63), at(93), skipLocked())).toBeUndefined();
+    });
+  });
+
   describe('transactions', () => {
     it('commit everything and return the result of the work', async () => {
       const result = await storage.transaction(async (repos) => {

@@ -6,7 +6,7 @@ import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
 import { LOG_EVENT_TYPES, type LogEventType, type NewLogEvent } from './events/event.js';
 import type { EventRecorder } from './events/recorder.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { hashPassword, isCurrentPasswordHash, verifyPassword } from './passwords.js';
 import { loginAccount, withLogin, type UserData } from './users.js';
 
 export type DatabaseLoginFailure = 'unknown_connection' | 'connection_not_enabled' | 'wrong_credentials' | 'blocked' | 'too_many_attempts' | 'ip_throttled' | 'password_leaked';
@@ -125,6 +125,15 @@ export function databaseLogin(deps: DatabaseLoginDeps) {
       return refuse('password_leaked', 'pwd_leak', { user_id: account.id });
     }
     await deps.protection.succeeded({ identifier: name, ip: input.ip });
+    if (!isCurrentPasswordHash(record.columns.password_hash)) {
+      // A hash kept from a bulk import (or made with other argon2 costs): the password just proved is hashed
+      // again with ours, once; unless the hash changed meanwhile (a reset), which is then kept.
+      const imported = record.columns.password_hash;
+      const upgraded = await hashPassword(input.password);
+      await storage.users.modify(tenantId, record.id, (current) =>
+        current.columns.password_hash === imported ? { columns: { password_hash: upgraded } } : undefined,
+      );
+    }
     const at = deps.now().toISOString();
     // Counted on the stored document as it is now: a change made while the password was being checked (an
     // administrator's block or metadata) is kept, and a block still refuses this login. The record read before

@@ -67,7 +67,7 @@ export const MANAGEMENT_ERRORS = {
   credential_conflict: { statuses: [409], when: 'a credential with this `kid` exists already on the client' },
   invalid_operation: { statuses: [400], when: 'the operation does not apply in the resource\'s state (e.g. revoking the current signing key; a tenant\'s eleventh log stream: `A tenant can have at most 10 log streams.`)' },
   unsupported_media_type: { statuses: [415], when: 'the body is not JSON' },
-  payload_too_large: { statuses: [413], when: 'the body is larger than 256 KiB' },
+  payload_too_large: { statuses: [413], when: 'the body is larger than 256 KiB; a users-import file is larger than 500 KB' },
   temporarily_unavailable: {
     statuses: [503],
     when:

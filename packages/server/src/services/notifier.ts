@@ -5,6 +5,7 @@ import { templates } from './delivery/templates.js';
 /** Messages to users, through the configured delivery (SMTP, the SMS provider, or the local outbox). */
 export interface Notifier {
   passwordReset(message: { email: string; url: string; clientName: string }): Promise<void>;
+  verifyEmail(message: { email: string; url: string; clientName: string }): Promise<void>;
   verificationCode(message: { email?: string | undefined; phoneNumber?: string | undefined; code: string; clientName: string; minutes: number }): Promise<void>;
   magicLink(message: { email: string; url: string; clientName: string; minutes: number }): Promise<void>;
   accountBlocked(message: { email: string; url: string; ip: string }): Promise<void>;
@@ -21,6 +22,9 @@ export function deliveryNotifier(delivery: Delivery, log: Logger): Notifier {
       } catch (error) {
         log.error({ err: error, kind: 'password_reset' }, 'could not deliver an e-mail');
       }
+    },
+    async verifyEmail({ email, url, clientName }) {
+      await delivery.email(templates.verifyEmail(email, { url, application: clientName || 'your application' }));
     },
     async verificationCode({ email, phoneNumber, code, clientName, minutes }) {
       const application = clientName || 'your application';

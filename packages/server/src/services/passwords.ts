@@ -1,6 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
+import bcrypt from 'bcryptjs';
 import { concurrencyLimit } from './concurrency-limit.js';
+import { isImportedDigest, verifyImportedPassword } from './imported-password-hashes.js';
 
 /** `Algorithm.Argon2id` of @node-rs/argon2 (a const enum, which isolated modules cannot import). */
 const ARGON2ID = 2;
@@ -23,13 +25,25 @@ export function hashPassword(password: string): Promise<string> {
   return hashing.run(() => hash(password, OPTIONS));
 }
 
+/**
+ * Checks a password against its stored hash, by the hash's kind: ours and imported argon2 (`$argon2…`), and hashes
+ * kept from a bulk import until the user's first login (bcrypt, pbkdf2, salted digests, HMAC).
+ */
 export async function verifyPassword(password: string, passwordHash: string): Promise<boolean> {
   try {
+    if (isImportedDigest(passwordHash)) return await hashing.run(() => verifyImportedPassword(password, passwordHash));
+    if (BCRYPT.test(passwordHash)) return await hashing.run(() => bcrypt.compare(password, passwordHash));
     return await hashing.run(() => verify(passwordHash, password));
   } catch {
     return false;
   }
 }
+
+const BCRYPT = /^\$2[aby]\$/;
+const CURRENT_PREFIX = `$argon2id$v=19$m=${OPTIONS.memoryCost},t=${OPTIONS.timeCost},p=${OPTIONS.parallelism}$`;
+
+/** False for a hash another system made (imported): the login that proves the password replaces it with ours. */
+export const isCurrentPasswordHash = (passwordHash: string) => passwordHash.startsWith(CURRENT_PREFIX);
 
 /** Hashes running and waiting for a slot now. */
 export const passwordHashingLoad = () => hashing.load;

@@ -9,6 +9,7 @@ import { mergeUserMetadata, withinMetadataLimits } from './metadata.js';
 import { hashPassword } from './passwords.js';
 import { personalInfoAfter, requirePasswordPolicy } from './password-policy.js';
 import { found, uniquely } from './unique.js';
+import { parseUserQuery, parseUserSort } from './users-query.js';
 
 export type { LinkedIdentity, UserData, UserIdentity } from '../storage/records.js';
 
@@ -78,6 +79,8 @@ function defaultPicture(email: string | undefined): string {
 }
 
 const invalid = (message: string) => new ServiceError('invalid', message, 'invalid_body');
+/** How deep a search's results can be paged, as on the platform. */
+const SEARCH_DEPTH = 1000;
 const missing = (property: string) => invalid(`Payload validation error: 'Missing required property: ${property}'.`);
 
 /** What each strategy asks of a user created through the Management API. */
@@ -171,9 +174,20 @@ export function usersService(deps: UsersDeps) {
   }
 
   return {
-    async list(window: PageWindow, where: { connection?: string }) {
+    async list(window: PageWindow, where: { connection?: string; q?: string; sort?: string }) {
+      const condition = where.q === undefined ? undefined : parseUserQuery(where.q);
+      const sort = where.sort === undefined ? undefined : parseUserSort(where.sort);
+      if (condition || sort) {
+        // The platform pages through the first 1000 results of a search at most.
+        if (window.offset + window.limit > SEARCH_DEPTH) {
+          throw new ServiceError('invalid', `Query validation error: only the first ${SEARCH_DEPTH} results of a search can be paged through; narrow the query.`, 'invalid_query_string');
+        }
+        const matched = await storage.userSearch.search(tenantId, { ...(condition ? { condition } : {}), ...(sort ? { sort } : {}), ...(where.connection === undefined ? {} : { connection: where.connection }) }, window, SEARCH_DEPTH);
+        const records = await Promise.all(matched.items.map((id) => storage.users.get(tenantId, id)));
+        return { items: records.flatMap((record) => (record ? [userView(record)] : [])), total: matched.total };
+      }
       // Linked secondary accounts are identities of their primary, not users: left out of pages and totals.
-      const page = await storage.users.list(tenantId, window, { ...where, linked_to: null });
+      const page = await storage.users.list(tenantId, window, { ...(where.connection === undefined ? {} : { connection: where.connection }), linked_to: null });
       return { items: page.items.map(userView), total: page.total };
     },
 

@@ -145,6 +145,28 @@ export interface LogStreamsTable {
   created_at: string;
 }
 
+/** Management API jobs (0010-jobs); parameters, summary and errors as JSON in `data`. */
+export interface JobsTable {
+  tenant_id: string;
+  id: string;
+  type: string;
+  status: string;
+  data: string;
+  /** Input records done. */
+  position: number;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+}
+
+/** A job's uploaded file, in ordered chunks. */
+export interface JobInputsTable {
+  tenant_id: string;
+  job_id: string;
+  seq: number;
+  content: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -159,4 +181,6 @@ export interface Database {
   log_events: LogEventsTable;
   log_event_counters: LogEventCountersTable;
   log_streams: LogStreamsTable;
+  jobs: JobsTable;
+  job_inputs: JobInputsTable;
 }

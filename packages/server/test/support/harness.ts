@@ -26,6 +26,8 @@ export interface TestServer {
   env: Record<string, string>;
   /** A Management API token for the admin application, optionally narrowed to `scope`. */
   token(scope?: string): Promise<string>;
+  /** Stops the node (listener and registry) but keeps its database, for a second node to take over. */
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Log stream delivery's timings and endpoints (shorter polls and suspension windows in tests). */
   logStreams?: RegistryOptions['logStreams'];
+  /** The job runner's timings, or `{ enabled: false }` for a node that runs no jobs. */
+  jobs?: RegistryOptions['jobs'];
 }
 
 /** A per-suite database: a temporary SQLite file, or a fresh PostgreSQL schema dropped on close. */
@@ -98,6 +102,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     ...(schema ? { schema } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.logStreams ? { logStreams: options.logStreams } : {}),
+    ...(options.jobs ? { jobs: options.jobs } : {}),
   });
   const app = await buildApp(registry, options.https ? { https: options.https } : {});
   let url = config.issuer;
@@ -109,6 +114,14 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   }
   const audience = registry.managementAudience;
   const tokens = new Map<string, string>();
+  let stopped: Promise<void> | undefined;
+  const stop = async () => {
+    stopped ??= (async () => {
+      await app.close();
+      await registry.close();
+    })();
+    await stopped;
+  };
   return {
     app,
     registry,
@@ -128,9 +141,9 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       tokens.set(scope ?? '', token);
       return token;
     },
+    stop,
     async close() {
-      await app.close();
-      await registry.close();
+      await stop();
       await database?.cleanup();
     },
   };

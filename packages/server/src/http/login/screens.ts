@@ -27,6 +27,7 @@ export type HostedScreen =
   | 'reset-password'
   | 'reset-password-success'
   | 'reset-password-error'
+  | 'email-verification-result'
   | 'logout'
   | 'logout-complete'
   | 'logout-aborted'

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { sendSignupVerification } from './email-verification.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from '../../registry.js';
@@ -93,6 +94,14 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       if (error instanceof ServiceError && error.kind === 'conflict') return again('email-in-use', 'email');
       throw error;
     }
+    await sendSignupVerification(registry, request, {
+      userId: created.user_id,
+      email: created.email,
+      emailVerified: created.email_verified,
+      connection: connection.name,
+      clientId: open.client.clientId,
+      clientName: open.client.data.name,
+    });
     return finishLogin(registry, request, reply, open, { path: 'signup-page', userId: created.user_id, connection: connection.name, amr: ['pwd'], account: { blocked: created.blocked } });
   }
 

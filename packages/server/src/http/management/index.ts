@@ -4,6 +4,7 @@ import { clientGrantsRoutes } from './client-grants.js';
 import { clientCredentialsRoutes } from './client-credentials.js';
 import { clientsRoutes } from './clients.js';
 import { connectionsRoutes } from './connections.js';
+import { jobsRoutes } from './jobs.js';
 import { logStreamsRoutes } from './log-streams.js';
 import { promptsRoutes } from './prompts.js';
 import { promptsRenderingRoutes } from './prompts-rendering.js';
@@ -14,6 +15,7 @@ import { attackProtectionRoutes } from './attack-protection.js';
 import { actionsRoutes } from './actions.js';
 import { userBlocksRoutes } from './user-blocks.js';
 import { ticketsRoutes } from './tickets.js';
+import { verificationEmailJobRoutes } from './verification-email-job.js';
 import { usersRoutes } from './users.js';
 import { logsRoutes } from './logs.js';
 
@@ -34,8 +36,10 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       attackProtectionRoutes,
       userBlocksRoutes,
       ticketsRoutes,
+      verificationEmailJobRoutes,
       actionsRoutes,
       logStreamsRoutes,
+      jobsRoutes,
       logsRoutes,
     ]) {
       await app.register(routes(registry));

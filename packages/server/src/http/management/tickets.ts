@@ -17,6 +17,18 @@ const PasswordChangeTicket = Type.Object(
   { additionalProperties: false },
 );
 
+const EmailVerificationTicket = Type.Object(
+  {
+    user_id: Type.String({ minLength: 1, maxLength: 300, description: 'The user whose e-mail address is verified.' }),
+    client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The application the page is branded for.' })),
+    result_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'Where the link redirects once verified.' })),
+    ttl_sec: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 86_400, description: 'Lifetime in seconds (0: five days).' })),
+    includeEmailInRedirect: Type.Optional(Type.Boolean({ description: 'Add the address to result_url as `email`.' })),
+    identity: Type.Optional(Type.Object({ user_id: Type.String(), provider: Type.String() }, { description: 'Accepted; the primary identity is verified.' })),
+  },
+  { additionalProperties: false },
+);
+
 const invalid = (message: string) => new ServiceError('invalid', message, 'invalid_body');
 
 /** `POST /api/v2/tickets/password-change`: a link to the hosted reset page for one user. */
@@ -53,6 +65,28 @@ export function ticketsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
           resultUrl: body.result_url,
           ttlSeconds: body.ttl_sec,
           markEmailAsVerified: body.mark_email_as_verified,
+        });
+        return reply.code(201).send({ ticket });
+      },
+    );
+
+    app.post(
+      '/tickets/email-verification',
+      {
+        config: { scopes: ['create:user_tickets'] },
+        schema: { tags: ['tickets'], summary: 'Create an e-mail verification ticket', body: EmailVerificationTicket, response: { 201: Type.Object({ ticket: Type.String() }), ...ERROR_RESPONSES } },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        if (body.client_id !== undefined && !(await registry.storage.clients.get(registry.tenantId, body.client_id))) {
+          throw new ServiceError('not_found', 'The client does not exist', 'inexistent_client');
+        }
+        const ticket = await registry.emailVerifications.create({
+          userId: body.user_id,
+          clientId: body.client_id,
+          resultUrl: body.result_url,
+          ttlSeconds: body.ttl_sec,
+          includeEmailInRedirect: body.includeEmailInRedirect,
         });
         return reply.code(201).send({ ticket });
       },

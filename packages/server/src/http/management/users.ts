@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { sendVerificationEmail } from '../../services/email-verification.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { userIdentitiesService } from '../../services/user-identities.js';
-import { usersService } from '../../services/users.js';
+import { usersService, type UserView } from '../../services/users.js';
 import { checkCurrentUserMetadataPatch, requireSubjectUnless } from './current-user.js';
 import { secondaryUserId } from './secondary-token.js';
 import { ManagementError } from './errors.js';
@@ -29,8 +30,7 @@ const credentials = {
   email_verified: Type.Optional(Type.Boolean({ description: 'Whether the e-mail is verified.' })),
   phone_verified: Type.Optional(Type.Boolean({ description: 'Whether the phone number is verified.' })),
   blocked: Type.Optional(Type.Boolean({ description: 'Whether the user is blocked from logging in.' })),
-  // Latchkey sends no verification e-mails, so only the value that asks for none is accepted.
-  verify_email: Type.Optional(Type.Literal(false, { description: 'Only false: Latchkey sends no verification e-mail.' })),
+  verify_email: Type.Optional(Type.Boolean({ description: 'true: send the user a verification e-mail (on create, or when a PATCH changes the address).' })),
 };
 
 const CreateBody = Type.Object(
@@ -124,14 +124,20 @@ const ListQuery = Type.Object(
     ...PaginationQuery,
     ...FieldsQuery,
     connection: Type.Optional(Type.String({ description: 'Only users of this connection.' })),
-    // Searching is not implemented: these are accepted so that SDK calls work, and the list is not filtered by them.
-    q: Type.Optional(Type.String({ description: 'Search query (accepted, not applied).' })),
-    search_engine: Type.Optional(Type.String({ description: 'Search engine version (accepted, not applied).' })),
-    sort: Type.Optional(Type.String({ description: 'Sort order (accepted; users are listed in creation order).' })),
+    q: Type.Optional(Type.String({ maxLength: 2000, description: 'Search query in the platform\'s user-search syntax (v3), e.g. email:"jane@example.com" OR name:jan*.' })),
+    search_engine: Type.Optional(Type.String({ description: 'Search engine version (v3 syntax whatever the value).' })),
+    sort: Type.Optional(Type.String({ description: 'field:1 (ascending) or field:-1 (descending): created_at, updated_at, last_login, logins_count, email, name, user_id.' })),
     primary_order: Type.Optional(Type.Boolean({ description: 'Accepted; the order is always deterministic.' })),
   },
   { additionalProperties: false },
 );
+
+/** `verify_email: true`: the link that verifies the user's (new) address, unless it is verified already. */
+async function sendUserVerification(registry: Registry, user: UserView): Promise<void> {
+  if (!user.email || user.email_verified) return;
+  const connection = user.identities[0]?.connection;
+  await sendVerificationEmail({ verifications: registry.emailVerifications, notifier: registry.notifier, events: registry.events }, { userId: user.user_id, email: user.email, connection });
+}
 
 export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -141,7 +147,9 @@ export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     app.get(
       '/users',
       { config: { scopes: ['read:users'] }, schema: { tags, summary: 'List users', querystring: ListQuery, response: { 200: listResponseSchema('users', User), ...ERROR_RESPONSES } } },
-      listHandler('users', (window, { connection }) => service.list(window, connection ? { connection } : {})),
+      listHandler('users', (window, { connection, q, sort }) =>
+        service.list(window, { ...(connection ? { connection } : {}), ...(q === undefined ? {} : { q }), ...(sort === undefined ? {} : { sort }) }),
+      ),
     );
     app.get(
       '/users-by-email',
@@ -160,8 +168,10 @@ export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
       '/users',
       { config: { scopes: ['create:users'] }, schema: { tags, summary: 'Create a user', body: CreateBody, response: { 201: User, ...ERROR_RESPONSES } } },
       async (request, reply) => {
-        const { verify_email: _verify, ...input } = request.body;
-        return reply.code(201).send(await service.create(input));
+        const { verify_email: verify, ...input } = request.body;
+        const user = await service.create(input);
+        if (verify === true) await sendUserVerification(registry, user);
+        return reply.code(201).send(user);
       },
     );
     app.get(
@@ -185,8 +195,11 @@ export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         if (requireSubjectUnless(request, 'update:users', request.params.id) === 'self') {
           checkCurrentUserMetadataPatch(request, (await service.get(request.params.id)).user_metadata, request.body);
         }
-        const { verify_email: _verify, ...patch } = request.body;
-        return service.update(request.params.id, patch);
+        const { verify_email: verify, ...patch } = request.body;
+        const user = await service.update(request.params.id, patch);
+        // Changing the address resets email_verified; verify_email asks for a link to the new one.
+        if (verify === true && patch.email !== undefined) await sendUserVerification(registry, user);
+        return user;
       },
     );
     app.post(

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { sendSignupVerification } from '../login/email-verification.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { Registry } from '../../registry.js';
@@ -143,6 +144,15 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
         registry.events.record(signupEvent(result, { clientId: body.client_id, connection: body.connection, email: body.email, origin: requestOrigin(request) }));
         if (!result.ok) return sendFailure(reply, result.failure);
         const { user } = result;
+        const client = await registry.oauthConfig.client(body.client_id);
+        await sendSignupVerification(registry, request, {
+          userId: user.user_id,
+          email: user.email,
+          emailVerified: user.email_verified,
+          connection: body.connection,
+          clientId: body.client_id,
+          clientName: client?.data.name ?? '',
+        });
         return {
           _id: user.user_id.replace(/^auth0\|/, ''),
           email: user.email ?? body.email,

@@ -35,6 +35,13 @@ export const templates = {
       [`Someone asked to reset the password of your ${input.application} account.`, 'If it was you, use the link below. If not, ignore this message: your password stays as it is.'],
       { url: input.url, label: 'Reset password' },
     ),
+  verifyEmail: (to: string, input: { url: string; application: string }) =>
+    email(
+      to,
+      'Verify your e-mail address',
+      [`Please confirm that this is the address of your ${input.application} account.`, 'If you did not create an account, ignore this message.'],
+      { url: input.url, label: 'Verify my e-mail' },
+    ),
   passwordLeaked: (to: string, input: { url: string; application: string }) =>
     email(
       to,

@@ -1,6 +1,6 @@
-import { parse, phrase, term, type AST, type Node, type NodeRangedTerm, type NodeTerm, type Operator } from 'lucene';
+import { phrase, term, type AST, type Node, type NodeRangedTerm, type NodeTerm, type Operator } from 'lucene';
 import type { LogBound, LogCondition, LogSearchColumn } from '../../storage/repositories/log-search.js';
-import { ServiceError } from '../errors.js';
+import { fieldOf, invalidQuery, isAst, isRange, parseQuery } from '../lucene-query.js';
 
 /**
  * The tenant log's search query (`GET /api/v2/logs?q=`), in the platform's query syntax: a subset of Lucene's,
@@ -40,7 +40,7 @@ const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 const DAY_MS = 86_400_000;
 
-const invalid = (detail: string) => new ServiceError('invalid', `Query validation error: 'q' ${detail}`, 'invalid_query_string');
+const invalid = invalidQuery;
 
 /** A day as the epoch milliseconds of its start (UTC), if `text` is a real calendar day. */
 function dayStart(text: string): number | undefined {
@@ -72,22 +72,8 @@ function hasWildcard(raw: string): boolean {
   return false;
 }
 
-const isRange = (node: Node): node is NodeRangedTerm => 'term_min' in node;
-const isAst = (node: AST | Node): node is AST => 'left' in node;
-
 interface Context {
   terms: number;
-}
-
-/** A `-` or `!` before a field negates its term (the grammar keeps it in the field's name); `+` (required) is the default. */
-function fieldOf(node: Node, inherited: string | undefined): { name: string; negated: boolean } {
-  let name = node.field === '<implicit>' ? (inherited ?? '<implicit>') : node.field;
-  let negated = false;
-  while (name.startsWith('-') || name.startsWith('!') || name.startsWith('+')) {
-    if (name[0] !== '+') negated = !negated;
-    name = name.slice(1);
-  }
-  return { name, negated };
 }
 
 function columnOf(name: string, node: Node): LogSearchColumn {
@@ -204,16 +190,7 @@ function flatten(condition: LogCondition): LogCondition {
 
 /** The condition of a query; undefined for an empty one (every event). Throws a ServiceError (400) when refused. */
 export function parseLogQuery(query: string): LogCondition | undefined {
-  if (query.trim() === '') return undefined;
-  let ast: AST;
-  try {
-    ast = parse(query);
-  } catch (error) {
-    const { found, location } = error as { found?: string | null; location?: { start?: { column?: number } } };
-    const column = location?.start?.column;
-    const what = found === null || found === undefined ? 'the query ends too soon' : `"${found}" was not expected`;
-    throw invalid(`is not a valid query${column === undefined ? '' : ` at column ${column}`}: ${what}. Example: type:f AND date:[2026-01-01 TO 2026-01-31].`);
-  }
-  if (!('left' in ast)) return undefined;
+  const ast = parseQuery(query, 'type:f AND date:[2026-01-01 TO 2026-01-31]');
+  if (!ast) return undefined;
   return flatten(condition(ast, false, undefined, { terms: 0 }));
 }

@@ -8,6 +8,8 @@ import { promptCustomTexts } from './0005-prompt-custom-texts.js';
 import { logEvents } from './0006-log-events.js';
 import { logSearchIndexes } from './0007-log-search-indexes.js';
 import { logStreams } from './0008-log-streams.js';
+import { userSearchIndexes } from './0009-user-search-indexes.js';
+import { jobs } from './0010-jobs.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -20,6 +22,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0006-log-events': logEvents,
     '0007-log-search-indexes': logSearchIndexes,
     '0008-log-streams': logStreams,
+    '0009-user-search-indexes': userSearchIndexes(dialect),
+    '0010-jobs': jobs,
   };
 }
 

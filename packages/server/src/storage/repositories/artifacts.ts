@@ -13,6 +13,7 @@ export type ArtifactKind =
   | 'login_ticket'
   | 'otp'
   | 'password_reset'
+  | 'email_verification'
   | 'login_failures'
   | 'user_block'
   | 'ip_failures'

@@ -4,6 +4,7 @@ import type { Database } from '../schema.js';
 import { artifactsRepository } from './artifacts.js';
 import { documentRepository, type DocumentTable } from './documents.js';
 import { grantRevocationsRepository } from './grant-revocations.js';
+import { jobsRepository } from './jobs.js';
 import { logEventsRepository } from './log-events.js';
 import { logStreamsRepository } from './log-streams.js';
 import { logSearchRepository } from './log-search.js';
@@ -11,6 +12,7 @@ import { promptCustomTextsRepository } from './prompt-custom-texts.js';
 import { renderingConfigsRepository } from './rendering-configs.js';
 import { signingKeysRepository } from './signing-keys.js';
 import { tenantsRepository } from './tenants.js';
+import { userSearchRepository } from './user-search.js';
 
 /**
  * What writes are announced as, to storage.onChange listeners (the caches) and through the change bus to other
@@ -76,6 +78,10 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
     promptCustomTexts: promptCustomTextsRepository(db, () => changed?.('prompt_custom_texts')),
     artifacts: artifactsRepository(db),
     grantRevocations: grantRevocationsRepository(db, () => changed?.('grant_revocations')),
+    /** User search (`GET /api/v2/users?q=`): reads only. */
+    userSearch: userSearchRepository(db),
+    /** Management API jobs and their input; not announced (the runner polls them). */
+    jobs: jobsRepository(db),
     /** The tenant log; its writes are not announced (nothing caches it). */
     logEvents: logEventsRepository(db),
     /** Log streams and their delivery state; not announced (every read of them goes to the database). */

@@ -101,6 +101,12 @@ function heading(model: PageModel): { title: string; description: string } {
       return { title: t('title'), description: t('descriptionEmail') };
     case 'reset-password-email':
       return { title: t('title'), description: t('emailDescription') };
+    case 'email-verification-result': {
+      const status = model.screenData.status;
+      if (status === 'success') return { title: t('verifiedTitle'), description: t('verifiedDescription') };
+      if (status === 'already_verified') return { title: t('verifiedTitle'), description: t('alreadyVerifiedDescription') };
+      return { title: t('errorTitle'), description: t('invalidAccountOrCodeDescription') };
+    }
     default:
       return { title: t('title'), description: t('description') };
   }

@@ -1,0 +1,162 @@
+import { randomId } from '../../crypto/random.js';
+import type { Logger } from 'pino';
+import type { Storage } from '../../storage/storage.js';
+import type { JobRecord } from '../../storage/repositories/jobs.js';
+import type { UsersImportJobData } from './jobs.js';
+import { ImportFileError, jsonArrayRecords } from './json-array-records.js';
+import { ImportRecordRefused, importUserRecord } from './users-import.js';
+
+export interface JobRunnerOptions {
+  /** Milliseconds between looks for waiting jobs when idle (default 2000). */
+  pollMs?: number;
+  /** How long a claimed job is this node's without renewal (default 60 s); renewed after every batch. */
+  leaseMs?: number;
+  /** Records between progress writes (default 100); a job taken over resumes after the last write. */
+  batchSize?: number;
+  /** false: this node takes no jobs (tests of a node that stops before running what it accepted). */
+  enabled?: boolean;
+}
+
+export interface JobRunnerDeps {
+  storage: Storage;
+  tenantId: string;
+  now: () => Date;
+  log: Pick<Logger, 'info' | 'warn' | 'error'>;
+  options?: JobRunnerOptions;
+}
+
+/** The longest record of an import file the runner reads (the whole file is at most 500 KB anyway). */
+const MAX_RECORD_CHARS = 256 * 1024;
+/** Failed records kept for `/errors`; a file of bad records does not grow the job's row without end. */
+const MAX_KEPT_ERRORS = 10_000;
+
+/** A failed record as listed, without its password hash. */
+function echoed(record: unknown): unknown {
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return record;
+  const { password_hash: _hash, custom_password_hash: _custom, ...rest } = record as Record<string, unknown>;
+  return rest;
+}
+
+/**
+ * Runs stored jobs, one at a time on this node, each on exactly one node: it claims the oldest unfinished job
+ * whose lease is free or ran out (storage/repositories/jobs.ts), works through it in batches renewing the lease,
+ * and finishes it. A job a stopped node held is taken over when its lease runs out, or at once when the node
+ * stopped cleanly (`close` releases the lease), and resumes after its last recorded batch.
+ */
+export function jobRunner(deps: JobRunnerDeps) {
+  const { storage, tenantId, log } = deps;
+  const pollMs = deps.options?.pollMs ?? 2000;
+  const leaseMs = deps.options?.leaseMs ?? 60_000;
+  const batchSize = deps.options?.batchSize ?? 100;
+  const owner = `runner-${randomId(12)}`;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let wakeUp: (() => void) | undefined;
+  let loop: Promise<void> | undefined;
+
+  const until = () => new Date(deps.now().getTime() + leaseMs).toISOString();
+
+  async function* inputChunks(jobId: string): AsyncGenerator<string> {
+    for (let seq = 0; ; seq += 1) {
+      const chunk = await storage.jobs.inputChunk(tenantId, jobId, seq);
+      if (chunk === undefined) return;
+      yield chunk;
+    }
+  }
+
+  async function runUsersImport(job: JobRecord<UsersImportJobData>): Promise<void> {
+    const data = job.data;
+    const connection = await storage.connections.findOne(tenantId, { name: data.connection });
+    if (!connection) {
+      data.errors.push({ user: null, errors: [{ code: 'INVALID_CONNECTION', message: `The connection ${data.connection} no longer exists.`, path: 'connection_id' }] });
+      await storage.jobs.finish(tenantId, job.id, owner, 'failed', data);
+      return;
+    }
+    const target = { name: connection.columns.name, data: connection.data };
+    let index = 0;
+    let position = job.position;
+    try {
+      for await (const text of jsonArrayRecords(inputChunks(job.id), MAX_RECORD_CHARS)) {
+        index += 1;
+        if (index <= position) continue;
+        let record: unknown = text;
+        try {
+          record = JSON.parse(text);
+          const outcome = await importUserRecord({ storage, tenantId, at: deps.now().toISOString() }, target, record, data.upsert);
+          data.summary[outcome] += 1;
+        } catch (error) {
+          if (!(error instanceof ImportRecordRefused) && !(error instanceof SyntaxError)) throw error;
+          data.summary.failed += 1;
+          const refusal = error instanceof ImportRecordRefused ? error : new ImportRecordRefused('INVALID_FORMAT', `The record is not JSON: ${error.message}`);
+          if (data.errors.length < MAX_KEPT_ERRORS) data.errors.push({ user: echoed(record), errors: [{ code: refusal.code, message: refusal.message, path: refusal.path }] });
+        }
+        data.summary.total += 1;
+        position = index;
+        if (position % batchSize === 0) {
+          if (!(await storage.jobs.advance(tenantId, job.id, owner, { position, data, until: until() }))) return;
+          if (stopped) {
+            await storage.jobs.release(tenantId, job.id, owner);
+            return;
+          }
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof ImportFileError)) throw error;
+      data.errors.push({ user: null, errors: [{ code: 'INVALID_FORMAT', message: error.message, path: '' }] });
+      await storage.jobs.finish(tenantId, job.id, owner, 'failed', data);
+      return;
+    }
+    await storage.jobs.finish(tenantId, job.id, owner, 'completed', data);
+    log.info({ job: job.id, summary: data.summary }, 'users import completed');
+  }
+
+  /** Claims and runs jobs until none waits; true when it ran at least one. */
+  async function drain(): Promise<void> {
+    while (!stopped) {
+      const now = deps.now();
+      const job = await storage.jobs.claimNext<UsersImportJobData>(tenantId, owner, now.toISOString(), until(), storage.dialect.name === 'postgres');
+      if (!job) return;
+      try {
+        await runUsersImport(job);
+      } catch (error) {
+        // A database failure mid-job: the lease is given up, and the job resumes from its last batch later.
+        log.error({ err: error, job: job.id }, 'job run failed; it will be resumed');
+        await storage.jobs.release(tenantId, job.id, owner).catch(() => undefined);
+        return;
+      }
+    }
+  }
+
+  async function run(): Promise<void> {
+    while (!stopped) {
+      await drain().catch((error: unknown) => log.warn({ err: error }, 'job runner could not look for jobs'));
+      if (stopped) return;
+      await new Promise<void>((resolve) => {
+        wakeUp = resolve;
+        timer = setTimeout(resolve, pollMs);
+        timer.unref();
+      });
+      wakeUp = undefined;
+    }
+  }
+
+  return {
+    start() {
+      if (deps.options?.enabled === false || loop) return;
+      loop = run();
+    },
+    /** A job was stored on this node: look now rather than at the next poll. */
+    wake() {
+      wakeUp?.();
+    },
+    /** Stops taking jobs; a job in progress stops at its next batch and gives its lease up. */
+    async close() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      wakeUp?.();
+      await loop;
+    },
+  };
+}
+
+export type JobRunner = ReturnType<typeof jobRunner>;
