@@ -1,44 +1,27 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ManagementClient } from 'auth0';
+import type { ManagementClient } from 'auth0';
 import { decodeJwt } from 'jose';
-import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, inputValue } from './support/browser-client.js';
-import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import type { TestServer } from './support/harness.js';
 import { postJson } from './support/json-post.js';
 import { provisionLogin, USER_PASSWORD, type LoginFixture } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
+import { startServerForSdk, type SdkServer } from './support/official-sdk.js';
 import { DIALECTS } from './support/services.js';
 
 /** E-mail verification over real HTTPS (the official SDK only speaks https), on both dialects. */
 describe.each(DIALECTS)('e-mail verification (%s)', (dialect) => {
+  let sdk: SdkServer;
   let server: TestServer;
   let fx: LoginFixture;
-  let certDir: string;
-  let previousDispatcher: Dispatcher;
   let management: ManagementClient;
 
   beforeAll(async () => {
-    certDir = mkdtempSync(join(tmpdir(), 'latchkey-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    const cert = readFileSync(join(certDir, 'cert.pem'));
-    previousDispatcher = getGlobalDispatcher();
-    setGlobalDispatcher(new Agent({ connect: { ca: cert } }));
-    server = await startTestServer({ dialect, listen: true, https: { cert, key: readFileSync(join(certDir, 'key.pem')) } });
+    sdk = await startServerForSdk({ dialect });
+    ({ server, management } = sdk);
     fx = await provisionLogin(server);
-    management = new ManagementClient({ domain: new URL(server.url).host, clientId: ADMIN_CLIENT_ID, clientSecret: ADMIN_CLIENT_SECRET });
   });
-  afterAll(async () => {
-    setGlobalDispatcher(previousDispatcher);
-    await server?.close();
-    if (certDir) rmSync(certDir, { recursive: true, force: true });
-  });
+  afterAll(async () => sdk?.close());
 
   /** The verification link most recently e-mailed to an address. */
   async function linkSentTo(email: string): Promise<string | undefined> {

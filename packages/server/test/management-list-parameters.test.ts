@@ -1,28 +1,24 @@
-import { ManagementClient, type ManagementError } from 'auth0';
-import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
+import type { ManagementClient, ManagementError } from 'auth0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localTls } from './support/certificates.js';
-import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import type { TestServer } from './support/harness.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
+import { startServerForSdk, type SdkServer } from './support/official-sdk.js';
 
 /**
  * The list parameters the platform's SDKs and deploy CLI send, and a connection's enabled applications
  * (`/connections/{id}/clients`), through the official Management SDK (npm auth0) over HTTPS and by plain calls.
  */
 describe('Management list parameters and connection clients', () => {
+  let sdk: SdkServer;
   let server: TestServer;
   let api: ManagementApi;
-  let previousDispatcher: Dispatcher;
   let management: ManagementClient;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    const tls = localTls();
-    previousDispatcher = getGlobalDispatcher();
-    setGlobalDispatcher(new Agent({ connect: { ca: tls.cert } }));
-    server = await startTestServer({ dialect: 'sqlite', listen: true, https: tls });
+    sdk = await startServerForSdk({ dialect: 'sqlite' });
+    ({ server, management } = sdk);
     api = managementApi(server);
-    management = new ManagementClient({ domain: new URL(server.url).host, clientId: ADMIN_CLIENT_ID, clientSecret: ADMIN_CLIENT_SECRET });
     for (const [name, body] of [
       ['web', { name: 'List Web', app_type: 'regular_web' }],
       ['spa', { name: 'List SPA', app_type: 'spa' }],
@@ -33,10 +29,7 @@ describe('Management list parameters and connection clients', () => {
       ids[name] = String(created.body.client_id);
     }
   }, 60_000);
-  afterAll(async () => {
-    setGlobalDispatcher(previousDispatcher);
-    await server?.close();
-  });
+  afterAll(async () => sdk?.close());
 
   const clientIds = (body: unknown) => (body as { client_id: string }[]).map((client) => client.client_id).filter((id) => Object.values(ids).includes(id)).sort();
 

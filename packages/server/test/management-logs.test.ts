@@ -1,15 +1,14 @@
-import { ManagementClient, type Management } from 'auth0';
-import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
+import type { ManagementClient, Management } from 'auth0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEvent } from '../src/services/events/event.js';
 import { MAX_TERMS } from '../src/services/events/log-query.js';
 import { SEARCH_WINDOW } from '../src/services/events/log-reads.js';
 import { logIdOf } from '../src/storage/repositories/log-events.js';
 import { CookieClient, inputValue } from './support/browser-client.js';
-import { localTls } from './support/certificates.js';
-import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import type { TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
+import { startServerForSdk, type SdkServer } from './support/official-sdk.js';
 import { DIALECTS } from './support/services.js';
 
 /** Events stored straight through the repository, dated in 2024 so that a date range sets them apart. */
@@ -41,28 +40,22 @@ const IN_2024 = 'date:[2024-01-01 TO 2024-12-31]';
  * syntax (valid and refused queries); checkpoint paging while events are being written; scopes.
  */
 describe.each(DIALECTS)('tenant log through the Management API (%s)', (dialect) => {
+  let sdk: SdkServer;
   let server: TestServer;
   let fx: LoginFixture;
   let api: ManagementApi;
   let management: ManagementClient;
-  let previousDispatcher: Dispatcher;
   let seededIds: string[];
 
   beforeAll(async () => {
-    const tls = localTls();
-    previousDispatcher = getGlobalDispatcher();
-    setGlobalDispatcher(new Agent({ connect: { ca: tls.cert } }));
-    server = await startTestServer({ dialect, listen: true, https: tls });
+    sdk = await startServerForSdk({ dialect });
+    ({ server, management } = sdk);
     fx = await provisionLogin(server);
     api = managementApi(server, 'socket');
-    management = new ManagementClient({ domain: new URL(server.url).host, clientId: ADMIN_CLIENT_ID, clientSecret: ADMIN_CLIENT_SECRET });
     const expiresAt = '2999-01-01T00:00:00.000Z';
     seededIds = await server.registry.storage.transaction((repos) => repos.logEvents.insertBatch(server.registry.tenantId, SEEDED.map((event) => ({ event, expiresAt }))));
   }, 60_000);
-  afterAll(async () => {
-    setGlobalDispatcher(previousDispatcher);
-    await server?.close();
-  });
+  afterAll(async () => sdk?.close());
 
   /** A login on the hosted page over the real socket; answers the status of the form post. */
   async function pageLogin(password: string): Promise<number> {

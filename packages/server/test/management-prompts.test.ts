@@ -1,10 +1,9 @@
-import { ManagementClient, type ManagementError } from 'auth0';
-import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
+import { ManagementClient } from 'auth0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localTls } from './support/certificates.js';
 import { eventually } from './support/eventually.js';
-import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import { startTestServer, type TestServer } from './support/harness.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
+import { rejection, startServerForSdk, type SdkServer } from './support/official-sdk.js';
 import { DIALECTS, postgresAvailable, REDIS_URL, redisAvailable, type DialectKind } from './support/services.js';
 
 /**
@@ -284,32 +283,17 @@ describe.each(SHARED)('two nodes sharing a database see each other’s prompt ch
  * https://{domain}/api/v2 and fetches its token from https://{domain}/oauth/token).
  */
 describe('official Management SDK: prompts', () => {
+  let sdk: SdkServer;
   let server: TestServer;
-  let previousDispatcher: Dispatcher;
   let management: ManagementClient;
   let domain: string;
 
   beforeAll(async () => {
-    const tls = localTls();
-    previousDispatcher = getGlobalDispatcher();
-    setGlobalDispatcher(new Agent({ connect: { ca: tls.cert } }));
-    server = await startTestServer({ dialect: 'sqlite', listen: true, https: tls });
-    domain = new URL(server.url).host;
-    management = new ManagementClient({ domain, clientId: ADMIN_CLIENT_ID, clientSecret: ADMIN_CLIENT_SECRET });
+    sdk = await startServerForSdk({ dialect: 'sqlite' });
+    ({ server, management, domain } = sdk);
   });
-  afterAll(async () => {
-    setGlobalDispatcher(previousDispatcher);
-    await server?.close();
-  });
+  afterAll(async () => sdk?.close());
 
-  const rejection = async (promise: Promise<unknown>) => {
-    try {
-      await promise;
-    } catch (error) {
-      return error as ManagementError & { body: Record<string, unknown> };
-    }
-    throw new Error('expected the SDK call to fail');
-  };
 
   it('getSettings and updateSettings', async () => {
     expect(await management.prompts.getSettings()).toEqual(DEFAULTS);

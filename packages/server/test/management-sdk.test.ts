@@ -1,53 +1,27 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ManagementClient, type ManagementError } from 'auth0';
-import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
+import { ManagementClient } from 'auth0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import { ADMIN_CLIENT_ID, type TestServer } from './support/harness.js';
+import { rejection, startServerForSdk, type SdkServer } from './support/official-sdk.js';
 
 /**
  * The official Management SDK, unmodified, against Latchkey over real HTTPS (the SDK always builds
  * https://{domain}/api/v2 and fetches its token from https://{domain}/oauth/token).
  */
 describe('official Management SDK (npm auth0) against Latchkey over HTTPS', () => {
+  let sdk: SdkServer;
   let server: TestServer;
-  let certDir: string;
-  let previousDispatcher: Dispatcher;
   let management: ManagementClient;
   let domain: string;
 
   beforeAll(async () => {
-    certDir = mkdtempSync(join(tmpdir(), 'latchkey-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    const cert = readFileSync(join(certDir, 'cert.pem'));
-    previousDispatcher = getGlobalDispatcher();
-    setGlobalDispatcher(new Agent({ connect: { ca: cert } }));
-    server = await startTestServer({ dialect: 'sqlite', listen: true, https: { cert, key: readFileSync(join(certDir, 'key.pem')) } });
-    domain = new URL(server.url).host;
-    management = new ManagementClient({ domain, clientId: ADMIN_CLIENT_ID, clientSecret: ADMIN_CLIENT_SECRET });
+    sdk = await startServerForSdk({ dialect: 'sqlite' });
+    ({ server, management, domain } = sdk);
     // The SDK's database connection for users.
     await management.connections.create({ name: 'Username-Password-Authentication', strategy: 'auth0' });
   });
-  afterAll(async () => {
-    setGlobalDispatcher(previousDispatcher);
-    await server?.close();
-    if (certDir) rmSync(certDir, { recursive: true, force: true });
-  });
+  afterAll(async () => sdk?.close());
 
   const withToken = (token: string) => new ManagementClient({ domain, token });
-  const rejection = async (promise: Promise<unknown>) => {
-    try {
-      await promise;
-    } catch (error) {
-      return error as ManagementError & { body: Record<string, unknown> };
-    }
-    throw new Error('expected the SDK call to fail');
-  };
 
   it('obtains a token by client credentials and round-trips rendering configurations', async () => {
     const updated = await management.prompts.rendering.update('login-id', 'login-id', {

@@ -1,12 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ManagementClient } from 'auth0';
-import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
+import type { ManagementClient } from 'auth0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import { startTestServer, type TestServer } from './support/harness.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
+import { startServerForSdk, type SdkServer } from './support/official-sdk.js';
 import { DIALECTS } from './support/services.js';
 
 const DB = 'Username-Password-Authentication';
@@ -88,29 +84,15 @@ describe.each(DIALECTS)('Management API user search (%s)', (dialect) => {
 
 /** The official Management SDK searching users over HTTPS (the SDK always builds https://{domain}/api/v2). */
 describe('user search through the official Management SDK (npm auth0)', () => {
-  let server: TestServer;
-  let certDir: string;
-  let previousDispatcher: Dispatcher;
+  let sdk: SdkServer;
   let management: ManagementClient;
 
   beforeAll(async () => {
-    certDir = mkdtempSync(join(tmpdir(), 'latchkey-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    const cert = readFileSync(join(certDir, 'cert.pem'));
-    previousDispatcher = getGlobalDispatcher();
-    setGlobalDispatcher(new Agent({ connect: { ca: cert } }));
-    server = await startTestServer({ dialect: 'sqlite', listen: true, https: { cert, key: readFileSync(join(certDir, 'key.pem')) } });
-    management = new ManagementClient({ domain: new URL(server.url).host, clientId: ADMIN_CLIENT_ID, clientSecret: ADMIN_CLIENT_SECRET });
+    sdk = await startServerForSdk({ dialect: 'sqlite' });
+    ({ management } = sdk);
     await management.connections.create({ name: DB, strategy: 'auth0' });
   });
-  afterAll(async () => {
-    setGlobalDispatcher(previousDispatcher);
-    await server?.close();
-    if (certDir) rmSync(certDir, { recursive: true, force: true });
-  });
+  afterAll(async () => sdk?.close());
 
   it('lists with q, sort and fields', async () => {
     for (const [email, name] of [['dora@example.com', 'Dora'], ['dan@example.com', 'Dan'], ['eve@example.com', 'Eve']]) {

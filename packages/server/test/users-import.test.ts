@@ -1,13 +1,12 @@
 import { pbkdf2Sync, randomBytes, createHash } from 'node:crypto';
-import { ManagementClient } from 'auth0';
+import type { ManagementClient } from 'auth0';
 import bcrypt from 'bcryptjs';
-import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USERS_IMPORT_MAX_BYTES } from '../src/services/jobs/jobs.js';
 import { CookieClient, inputValue } from './support/browser-client.js';
-import { localTls } from './support/certificates.js';
-import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
+import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { startServerForSdk, type SdkServer } from './support/official-sdk.js';
 import { DIALECTS } from './support/services.js';
 
 /** Retries `probe` (assertions that throw until they hold) for up to 20 seconds; answers its last value. */
@@ -62,27 +61,21 @@ function usersFile(suffix: string) {
  * finished by another node on the same database.
  */
 describe.each(DIALECTS)('users import jobs (%s)', (dialect) => {
+  let sdk: SdkServer;
   let server: TestServer;
   let fx: LoginFixture;
   let management: ManagementClient;
-  let previousDispatcher: Dispatcher;
   let connectionId: string;
   const suffix = Math.random().toString(36).slice(2, 8);
 
   beforeAll(async () => {
-    const tls = localTls();
-    previousDispatcher = getGlobalDispatcher();
-    setGlobalDispatcher(new Agent({ connect: { ca: tls.cert } }));
-    server = await startTestServer({ dialect, listen: true, https: tls, jobs: { pollMs: 100 } });
+    sdk = await startServerForSdk({ dialect, jobs: { pollMs: 100 } });
+    ({ server, management } = sdk);
     fx = await provisionLogin(server);
-    management = new ManagementClient({ domain: new URL(server.url).host, clientId: ADMIN_CLIENT_ID, clientSecret: ADMIN_CLIENT_SECRET });
     const connection = await server.registry.storage.connections.findOne(server.registry.tenantId, { name: fx.connection });
     connectionId = connection?.id ?? '';
   }, 60_000);
-  afterAll(async () => {
-    setGlobalDispatcher(previousDispatcher);
-    await server?.close();
-  });
+  afterAll(async () => sdk?.close());
 
   const storedHash = async (email: string) =>
     (await server.registry.storage.users.findOne(server.registry.tenantId, { connection: fx.connection, email }))?.columns.password_hash ?? '';
