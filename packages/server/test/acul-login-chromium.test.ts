@@ -1,11 +1,10 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { headTagsFor, startBundleOrigin, type BundleOrigin } from './support/acul-bundles.js';
-import { startCallbackServer } from './support/callback-server.js';
-import { launchChromium } from './support/chromium.js';
-import { startTestServer, type TestServer } from './support/harness.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
-import { managementApi, type ManagementApi } from './support/management-api.js';
+import type { TestServer } from './support/harness.js';
+import { startHostedLoginWorld, type HostedLoginWorld } from './support/hosted-login-browser.js';
+import type { LoginFixture } from './support/login-fixture.js';
+import type { ManagementApi } from './support/management-api.js';
 
 /**
  * Tenant bundles written with the platform's Advanced Customizations SDK (`@auth0/auth0-acul-js`, and its React
@@ -15,15 +14,14 @@ import { managementApi, type ManagementApi } from './support/management-api.js';
 const HOSTILE = `"><script>window.__pwned=1</script></script>\u2028'\${x}{{ tenant.name }}`;
 
 describe('tenant bundles written with the platform SDK on the hosted login, in Chromium', () => {
+  let world: HostedLoginWorld;
   let server: TestServer;
   let fx: LoginFixture;
   let api: ManagementApi;
   let bundles: BundleOrigin;
-  let callback: Awaited<ReturnType<typeof startCallbackServer>>;
-  let browser: Browser;
+  let callback: HostedLoginWorld['callback'];
   /** An application whose only connection is passwordless (e-mail). */
   let otpClient: { clientId: string; clientSecret: string };
-  const otpConnection = `otp-${Math.random().toString(36).slice(2, 8)}`;
 
   const SCREENS = [
     ['login-id', 'login-id'],
@@ -59,32 +57,17 @@ describe('tenant bundles written with the platform SDK on the hosted login, in C
   const identifierFirst = async (on: boolean) => expect((await api('PATCH', '/prompts', { identifier_first: on })).status).toBe(200);
 
   beforeAll(async () => {
-    server = await startTestServer({ dialect: 'sqlite', listen: true });
-    callback = await startCallbackServer();
-    fx = await provisionLogin(server, { callbackBase: callback.origin });
-    api = managementApi(server);
-    const created = await api('POST', '/clients', { name: 'Passwordless app', app_type: 'regular_web', callbacks: [fx.web.callback], grant_types: ['authorization_code'] });
-    expect(created.status).toBe(201);
-    otpClient = { clientId: String(created.body.client_id), clientSecret: String(created.body.client_secret) };
-    expect((await api('POST', '/connections', { name: otpConnection, strategy: 'email', enabled_clients: [otpClient.clientId] })).status).toBe(201);
+    world = await startHostedLoginWorld();
+    ({ server, fx, api, callback, otpClient } = world);
     bundles = await startBundleOrigin();
     await configureBundle(bundles.vanillaUrl);
-    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
     await bundles?.close();
-    await callback?.close();
-    await server?.close();
+    await world?.close();
   });
 
-  async function open(clientId: string, params: Record<string, string> = {}): Promise<{ page: Page; close(): Promise<void> }> {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const query = new URLSearchParams({ client_id: clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid email', state: 'app-state', ...params });
-    await page.goto(`${server.url}/authorize?${query.toString()}`);
-    return { page, close: () => context.close() };
-  }
+  const open = (clientId: string, params: Record<string, string> = {}) => world.open(clientId, params);
 
   /** Waits until the bundle has rendered `screen` through the SDK (the SDK's own screen-name check passed). */
   async function rendered(page: Page, screen: string): Promise<void> {
@@ -103,23 +86,7 @@ describe('tenant bundles written with the platform SDK on the hosted login, in C
     await Promise.all([page.waitForNavigation(), page.click(button)]);
   }
 
-  /** The code at the application's callback, exchanged for tokens at the token endpoint. */
-  async function exchange(page: Page, client: { clientId: string; clientSecret: string }): Promise<Record<string, unknown>> {
-    await page.waitForURL(`${callback.origin}/**`);
-    const url = new URL(page.url());
-    expect(url.searchParams.get('state')).toBe('app-state');
-    const code = url.searchParams.get('code');
-    expect(code, url.toString()).toBeTruthy();
-    const answer = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: code ?? '', redirect_uri: fx.web.callback, client_id: client.clientId, client_secret: client.clientSecret }),
-    });
-    const tokens = (await answer.json()) as Record<string, unknown>;
-    expect(answer.status, JSON.stringify(tokens)).toBe(200);
-    expect(tokens.id_token).toBeTruthy();
-    return tokens;
-  }
+  const exchange = (page: Page, client: { clientId: string; clientSecret: string }) => world.exchangeAtCallback(page, client);
 
   const errorsOf = async (page: Page) => JSON.parse((await page.textContent('#acul-errors')) ?? 'null') as { code: string; message: string }[] | null;
   const lastMessageTo = async (to: string) => {

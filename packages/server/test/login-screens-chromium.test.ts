@@ -1,10 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCallbackServer } from './support/callback-server.js';
-import { launchChromium } from './support/chromium.js';
-import { startTestServer, type TestServer } from './support/harness.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
-import { managementApi, type ManagementApi } from './support/management-api.js';
+import type { TestServer } from './support/harness.js';
+import { startHostedLoginWorld, type HostedLoginWorld } from './support/hosted-login-browser.js';
+import type { LoginFixture } from './support/login-fixture.js';
+import type { ManagementApi } from './support/management-api.js';
 
 /**
  * The standard (not customized) hosted screens of the platform's prompt model, in a real browser: identifier first
@@ -13,31 +12,18 @@ import { managementApi, type ManagementApi } from './support/management-api.js';
  * login ends with a code at the application's callback, exchanged for tokens.
  */
 describe('standard hosted screens in Chromium', () => {
+  let world: HostedLoginWorld;
   let server: TestServer;
   let fx: LoginFixture;
   let api: ManagementApi;
-  let callback: Awaited<ReturnType<typeof startCallbackServer>>;
-  let browser: Browser;
   /** An application whose only connection is passwordless (e-mail): no database connection. */
   let otpClient: { clientId: string; clientSecret: string };
-  const otpConnection = `otp-${Math.random().toString(36).slice(2, 8)}`;
 
   beforeAll(async () => {
-    server = await startTestServer({ dialect: 'sqlite', listen: true });
-    callback = await startCallbackServer();
-    fx = await provisionLogin(server, { callbackBase: callback.origin });
-    api = managementApi(server);
-    const created = await api('POST', '/clients', { name: 'Passwordless app', app_type: 'regular_web', callbacks: [fx.web.callback], grant_types: ['authorization_code'] });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    otpClient = { clientId: String(created.body.client_id), clientSecret: String(created.body.client_secret) };
-    expect((await api('POST', '/connections', { name: otpConnection, strategy: 'email', enabled_clients: [otpClient.clientId] })).status).toBe(201);
-    browser = await launchChromium();
+    world = await startHostedLoginWorld();
+    ({ server, fx, api, otpClient } = world);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await callback?.close();
-    await server?.close();
-  });
+  afterAll(async () => world?.close());
 
   const identifierFirst = async (on: boolean) => {
     const answer = await api('PATCH', '/prompts', { identifier_first: on });
@@ -49,13 +35,7 @@ describe('standard hosted screens in Chromium', () => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   };
 
-  async function open(clientId: string, params: Record<string, string> = {}): Promise<{ page: Page; close(): Promise<void> }> {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const query = new URLSearchParams({ client_id: clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid email', state: 'app-state', ...params });
-    await page.goto(`${server.url}/authorize?${query.toString()}`);
-    return { page, close: () => context.close() };
-  }
+  const open = (clientId: string, params: Record<string, string> = {}) => world.open(clientId, params);
 
   const screenOf = (page: Page) => page.getAttribute('main', 'data-screen');
   /** The password rules under the field, as the user reads them (nested items indented by one space). */
@@ -72,20 +52,8 @@ describe('standard hosted screens in Chromium', () => {
 
   /** The code at the application's callback, exchanged for tokens; the ID token's claims. */
   async function loggedIn(page: Page, client: { clientId: string; clientSecret: string }): Promise<Record<string, unknown>> {
-    await page.waitForURL(`${callback.origin}/**`);
-    const url = new URL(page.url());
-    expect(url.pathname).toBe('/callback');
-    expect(url.searchParams.get('state')).toBe('app-state');
-    const code = url.searchParams.get('code');
-    expect(code, url.toString()).toBeTruthy();
-    const answer = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: code ?? '', redirect_uri: fx.web.callback, client_id: client.clientId, client_secret: client.clientSecret }),
-    });
-    const tokens = (await answer.json()) as { id_token?: string };
-    expect(answer.status, JSON.stringify(tokens)).toBe(200);
-    const payload = tokens.id_token?.split('.')[1] ?? '';
+    const tokens = await world.exchangeAtCallback(page, client);
+    const payload = String(tokens.id_token).split('.')[1] ?? '';
     return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
   }
 
