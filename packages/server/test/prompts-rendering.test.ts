@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantDocument } from '../src/services/tenant-settings.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { DIALECTS } from './support/services.js';
@@ -162,7 +162,7 @@ describe.each(DIALECTS)('rendering configurations (%s)', (dialect) => {
   });
 
   describe('GET /api/v2/prompts/rendering', () => {
-    // A fresh server per test here: listing depends on exactly what exists.
+    // A server of its own here: listing depends on exactly what exists. Its tests only read, or put back what they change.
     let fresh: TestServer;
     let freshToken: string;
     const pairs: [string, string, 'advanced' | 'standard'][] = [
@@ -175,8 +175,7 @@ describe.each(DIALECTS)('rendering configurations (%s)', (dialect) => {
       ['login-password', 'login-password', 'advanced'],
     ];
 
-    beforeEach(async () => {
-      await fresh?.close();
+    beforeAll(async () => {
       fresh = await startTestServer({ dialect });
       freshToken = await fresh.token();
       for (const [prompt, screen, rendering_mode] of pairs) {
@@ -203,8 +202,11 @@ describe.each(DIALECTS)('rendering configurations (%s)', (dialect) => {
       expect(Array.isArray(body)).toBe(true);
       expect(screens(body)).toEqual(pairs.map(([, screen]) => screen));
       // Rewriting a screen keeps its place.
-      await fresh.app.inject({ method: 'PATCH', url: '/api/v2/prompts/login/screen/login/rendering', headers: { authorization: `Bearer ${freshToken}` }, payload: { rendering_mode: 'standard' } });
+      const rewrite = (rendering_mode: string) =>
+        fresh.app.inject({ method: 'PATCH', url: '/api/v2/prompts/login/screen/login/rendering', headers: { authorization: `Bearer ${freshToken}` }, payload: { rendering_mode } });
+      expect((await rewrite('standard')).statusCode).toBe(200);
       expect(screens((await get('')).body)[0]).toBe('login');
+      expect((await rewrite('advanced')).statusCode).toBe(200);
     });
 
     it('include_totals returns exactly {configs, start, limit, total}', async () => {

@@ -1,7 +1,8 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../schema.js';
 import type { StorageDialect } from './dialect.js';
+import { SchemaScopedPostgresDialect } from './postgres-introspector.js';
 
 export interface PostgresOptions {
   url: string;
@@ -62,7 +63,7 @@ export async function openPostgres(options: PostgresOptions): Promise<StorageDia
   // query that was running on it fails by itself and is answered 503 (storage/unavailable.ts).
   pool.on('connect', (client) => client.on('error', (error) => options.onConnectionLost?.(error)));
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
 
   return {
     name: 'postgres',
