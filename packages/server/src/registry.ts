@@ -15,6 +15,7 @@ import { logStreamSecrets } from './services/log-streams/stream-secrets.js';
 import { logStreamsService, type LogStreams } from './services/log-streams/streams.js';
 import { jobsService, type JobsService } from './services/jobs/jobs.js';
 import { jobRunner, type JobRunnerOptions } from './services/jobs/runner.js';
+import { exportDownloads, type ExportDownloads } from './services/jobs/export-download.js';
 import { signingCertificates } from './keys/certificate.js';
 import { samlIdentityProvider, type SamlIdentityProvider } from './oauth/saml/identity-provider.js';
 import { samlServiceProvider } from './oauth/saml/service-provider.js';
@@ -113,6 +114,8 @@ export interface Registry {
   logStreams: LogStreams;
   /** Management API jobs (`/api/v2/jobs`: users imports); a runner started with the registry runs them. */
   jobs: JobsService;
+  /** Signs and checks the download links of finished users exports. */
+  exportDownloads: ExportDownloads;
   /** Prometheus metrics (services/metrics.ts): counters the code calls, gauges read on each scrape. */
   metrics: Metrics;
   /** Whether the database, and Redis when configured, answer now (`/health/ready`). */
@@ -249,9 +252,10 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       collect: async () => (await streamDelivery.lag().catch(() => [])).map(({ stream, events }) => ({ labels: { stream }, value: events })),
     });
     streamDelivery.start();
-    // Stored jobs (users imports) run here, each on one node at a time, until `close()`.
+    // Stored jobs (users imports and exports) run here, each on one node at a time, until `close()`.
     const runner = jobRunner({ storage, tenantId, now, log, ...(options.jobs ? { options: options.jobs } : {}) });
     runner.start();
+    const exportLinks = exportDownloads({ key: secret.key('users-export-download'), tenantId, baseUrl: config.issuer, now });
     return {
       config,
       log,
@@ -332,7 +336,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       bootstrapResult,
       events,
       logStreams: logStreamsService({ storage, tenantId, secrets: streamSecrets, allowHttp: !config.production, now }),
-      jobs: jobsService({ storage, tenantId, now, wake: () => runner.wake() }),
+      jobs: jobsService({ storage, tenantId, now, wake: () => runner.wake(), downloads: exportLinks }),
+      exportDownloads: exportLinks,
       metrics,
       readiness: readinessProbe({ storage, redis }),
       now,

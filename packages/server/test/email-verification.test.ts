@@ -125,6 +125,8 @@ describe.each(DIALECTS)('e-mail verification (%s)', (dialect) => {
     const job = await management.jobs.verificationEmail.create({ user_id: userId });
     expect(job).toMatchObject({ type: 'verification_email', status: 'completed' });
     expect(String(job.id)).toMatch(/^job_/);
+    // Stored: the job can be read back, as the platform's can.
+    expect(await management.jobs.get(String(job.id))).toMatchObject({ id: job.id, type: 'verification_email', status: 'completed' });
     expect((await logTypes(userId)).map((event) => event.type)).toContain('svr');
     const link = await linkSentTo(email);
     expect((await open(link ?? '')).status).toBe(200);

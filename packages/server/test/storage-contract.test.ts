@@ -243,6 +243,15 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       expect(window).toEqual({ items: [created[0]], total: 2 });
     });
 
+    it('walks records in id order after a given id, with filters, in steps of a given size', async () => {
+      const sorted = [...ids(created)].sort();
+      expect(ids(await repo().listAfter(tenantA, undefined, 2))).toEqual(sorted.slice(0, 2));
+      expect(ids(await repo().listAfter(tenantA, sorted[1], 2))).toEqual(sorted.slice(2, 4));
+      expect(ids(await repo().listAfter(tenantA, sorted[4], 2))).toEqual([]);
+      expect(ids(await repo().listAfter(tenantA, undefined, 50, spec.evenFilter))).toEqual([`${spec.table}-0`, `${spec.table}-2`, `${spec.table}-4`]);
+      expect(ids(await repo().listAfter(tenantA, `${spec.table}-0`, 50, spec.evenFilter))).toEqual([`${spec.table}-2`, `${spec.table}-4`]);
+    });
+
     it('orders records created at the same instant by id', async () => {
       const at = tick();
       await repo().insert(tenantB, { ...record(8, at), id: `${spec.table}-same-b`, columns: spec.columns(8) });
@@ -801,6 +810,22 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       if (b?.leaseOwner) await storage.jobs.release(tenant, 'job_b', b.leaseOwner);
       expect(await storage.jobs.claimNext<Data>(tenant, 'node-d', at(62), at(92), skipLocked())).toMatchObject({ id: 'job_b', leaseOwner: 'node-d' });
       expect(await storage.jobs.claimNext<Data>(tenant, 'node-e', at(63), at(93), skipLocked())).toBeUndefined();
+    });
+
+    it('keeps a job\'s output as ordered chunks of bytes, drops them from a chunk on, and stores a job done at once as completed', async () => {
+      await storage.jobs.insert<Data>(tenant, { id: 'job_done', type: 'verification_email', data: { n: 1 }, createdAt: at(100), status: 'completed' });
+      expect(await storage.jobs.get<Data>(tenant, 'job_done')).toMatchObject({ status: 'completed', leaseOwner: null });
+      // A completed job is never claimed (job_b is still held by node-d then).
+      expect(await storage.jobs.claimNext<Data>(tenant, 'node-f', at(70), at(130), skipLocked())).toBeUndefined();
+      const bytes = (n: number) => Uint8Array.from([0, 255, n, 10, 13]);
+      for (const seq of [0, 1, 2]) await storage.jobs.appendOutput(tenant, 'job_done', seq, bytes(seq));
+      expect(Buffer.from((await storage.jobs.outputChunk(tenant, 'job_done', 1)) ?? [])).toEqual(Buffer.from(bytes(1)));
+      await storage.jobs.dropOutput(tenant, 'job_done', 1);
+      expect(await storage.jobs.outputChunk(tenant, 'job_done', 1)).toBeUndefined();
+      expect(Buffer.from((await storage.jobs.outputChunk(tenant, 'job_done', 0)) ?? [])).toEqual(Buffer.from(bytes(0)));
+      await expect(storage.jobs.appendOutput(tenant, 'job_done', 0, bytes(9))).rejects.toThrow();
+      await storage.jobs.dropOutput(tenant, 'job_done');
+      expect(await storage.jobs.outputChunk(tenant, 'job_done', 0)).toBeUndefined();
     });
   });
 

@@ -8,19 +8,7 @@ import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { startServerForSdk, type SdkServer } from './support/official-sdk.js';
 import { DIALECTS } from './support/services.js';
-
-/** Retries `probe` (assertions that throw until they hold) for up to 20 seconds; answers its last value. */
-async function eventually<T>(probe: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
+import { until } from './support/eventually.js';
 
 const BCRYPT_PASSWORD = 'old bcrypt password 1';
 const PBKDF2_PASSWORD = 'old pbkdf2 password 2';
@@ -112,7 +100,7 @@ describe.each(DIALECTS)('users import jobs (%s)', (dialect) => {
     expect(created.type).toBe('users_import');
     expect(created.connection_id).toBe(connectionId);
     const id = String(created.id);
-    const job = await eventually(async () => {
+    const job = await until(async () => {
       const current = await management.jobs.get(id);
       expect(current.status).toBe('completed');
       return current as unknown as { summary: Record<string, number>; external_id: string };
@@ -156,7 +144,7 @@ describe.each(DIALECTS)('users import jobs (%s)', (dialect) => {
     const record = [{ email, name: 'Renamed', password_hash: bcrypt.hashSync('newer password 9', 4) }];
     const upload = async (upsert: boolean) => {
       const created = await management.jobs.usersImports.create({ users: new Blob([JSON.stringify(record)]), connection_id: connectionId, upsert });
-      return eventually(async () => {
+      return until(async () => {
         const current = (await management.jobs.get(String(created.id))) as unknown as { status: string; summary: Record<string, number> };
         expect(current.status).toBe('completed');
         return current.summary;
@@ -186,7 +174,7 @@ describe.each(DIALECTS)('users import jobs (%s)', (dialect) => {
       const response = await fetch(`${server.url}/api/v2${path}`, { headers: { authorization: `Bearer ${token}` } });
       return { status: response.status, body: (await response.json()) as unknown };
     };
-    await eventually(async () => expect((await get(`/jobs/${id}`)).body).toMatchObject({ status: 'failed' }));
+    await until(async () => expect((await get(`/jobs/${id}`)).body).toMatchObject({ status: 'failed' }));
     expect((await get(`/jobs/${id}/errors`)).body).toEqual([{ user: null, errors: [{ code: 'INVALID_FORMAT', message: 'The users file must be a JSON array.', path: '' }] }]);
 
     expect((await get('/jobs/job_doesnotexist00')).status).toBe(404);
@@ -207,12 +195,12 @@ describe.each(DIALECTS)('users import jobs (%s)', (dialect) => {
 
       const second = await startTestServer({ dialect, shareWith: first, jobs: { pollMs: 100 } });
       try {
-        const done = await eventually(async () => {
+        const done = await until(async () => {
           const job = await second.registry.jobs.get(id);
           expect(job.status).toBe('completed');
           return job;
         });
-        expect(done.summary).toEqual({ inserted: 1, updated: 0, failed: 0, total: 1 });
+        expect(done).toMatchObject({ type: 'users_import', summary: { inserted: 1, updated: 0, failed: 0, total: 1 } });
         const user = await second.registry.storage.users.findOne(second.registry.tenantId, { connection: fixture.connection, email: 'late@example.com' });
         expect(user?.columns.password_hash).toMatch(/^\$2[ab]\$/);
       } finally {

@@ -167,6 +167,14 @@ export interface JobInputsTable {
   content: string;
 }
 
+/** A file a job produced, in ordered chunks (each a gzip member). */
+export interface JobOutputsTable {
+  tenant_id: string;
+  job_id: string;
+  seq: number;
+  content: Uint8Array;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -183,4 +191,5 @@ export interface Database {
   log_streams: LogStreamsTable;
   jobs: JobsTable;
   job_inputs: JobInputsTable;
+  job_outputs: JobOutputsTable;
 }

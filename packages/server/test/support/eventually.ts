@@ -7,3 +7,16 @@ export async function eventually(what: string, probe: () => Promise<boolean>, wi
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Retries `probe` (assertions that throw until they hold) for at most `withinMs`; answers its first value that passes. */
+export async function until<T>(probe: () => Promise<T>, withinMs = 20_000): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await probe();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
@@ -20,7 +19,7 @@ const Job = Type.Object({ id: Type.String(), type: Type.Literal('verification_em
 
 /**
  * `POST /api/v2/jobs/verification-email`: the e-mail is sent before the answer, so the job the platform queues is
- * answered already `completed` (it is not stored: `GET /api/v2/jobs/{id}` does not know it).
+ * answered, and stored, already `completed` (`GET /api/v2/jobs/{id}` knows it).
  */
 export function verificationEmailJobRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -42,7 +41,8 @@ export function verificationEmailJobRoutes(registry: Registry): FastifyPluginAsy
           { verifications: registry.emailVerifications, notifier: registry.notifier, events: registry.events },
           { userId: user.id, email: user.data.email, connection: user.columns.connection, clientId: body.client_id, clientName: client?.data.name },
         );
-        return reply.code(201).send({ id: `job_${randomBytes(12).toString('base64url')}`, type: 'verification_email' as const, status: 'completed', created_at: registry.now().toISOString() });
+        const job = await registry.jobs.recordVerificationEmail({ user_id: user.id, ...(body.client_id !== undefined ? { client_id: body.client_id } : {}) });
+        return reply.code(201).send(job);
       },
     );
   };

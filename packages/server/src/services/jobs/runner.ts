@@ -1,10 +1,16 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { randomId } from '../../crypto/random.js';
 import type { Logger } from 'pino';
 import type { Storage } from '../../storage/storage.js';
 import type { JobRecord } from '../../storage/repositories/jobs.js';
-import type { UsersImportJobData } from './jobs.js';
+import { userView } from '../users.js';
+import type { UsersExportJobData, UsersImportJobData } from './jobs.js';
 import { ImportFileError, jsonArrayRecords } from './json-array-records.js';
+import { exportedText, exportFields } from './users-export.js';
 import { ImportRecordRefused, importUserRecord } from './users-import.js';
+
+const gzipped = promisify(gzip);
 
 export interface JobRunnerOptions {
   /** Milliseconds between looks for waiting jobs when idle (default 2000). */
@@ -13,6 +19,8 @@ export interface JobRunnerOptions {
   leaseMs?: number;
   /** Records between progress writes (default 100); a job taken over resumes after the last write. */
   batchSize?: number;
+  /** Users per export batch, each one gzip member of the file (default 1000). */
+  exportBatchSize?: number;
   /** false: this node takes no jobs (tests of a node that stops before running what it accepted). */
   enabled?: boolean;
 }
@@ -48,6 +56,7 @@ export function jobRunner(deps: JobRunnerDeps) {
   const pollMs = deps.options?.pollMs ?? 2000;
   const leaseMs = deps.options?.leaseMs ?? 60_000;
   const batchSize = deps.options?.batchSize ?? 100;
+  const exportBatchSize = deps.options?.exportBatchSize ?? 1000;
   const owner = `runner-${randomId(12)}`;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -110,14 +119,47 @@ export function jobRunner(deps: JobRunnerDeps) {
     log.info({ job: job.id, summary: data.summary }, 'users import completed');
   }
 
+  /**
+   * Writes the users (of the connection, or all) in id order, a batch at a time: each batch becomes one gzip
+   * member stored as the next output chunk, then the cursor and the chunk count are recorded with the lease
+   * renewal. A run taken over drops any chunk written after the last record and goes on from the cursor.
+   */
+  async function runUsersExport(job: JobRecord<UsersExportJobData>): Promise<void> {
+    const data = job.data;
+    const fields = exportFields(data.format, data.fields);
+    await storage.jobs.dropOutput(tenantId, job.id, data.chunks);
+    const where = { linked_to: null, ...(data.connection !== undefined ? { connection: data.connection } : {}) };
+    for (;;) {
+      const wanted = Math.min(exportBatchSize, data.limit === undefined ? exportBatchSize : data.limit - data.exported);
+      const records = wanted > 0 ? await storage.users.listAfter(tenantId, data.cursor, wanted, where) : [];
+      // The first chunk is written even for no users: a CSV file has its header, and the file is a gzip file.
+      if (records.length === 0 && data.chunks > 0) break;
+      const text = exportedText(data.format, fields, records.map(userView), data.chunks === 0);
+      await storage.jobs.appendOutput(tenantId, job.id, data.chunks, await gzipped(text));
+      data.chunks += 1;
+      data.exported += records.length;
+      const last = records.at(-1);
+      if (last) data.cursor = last.id;
+      if (!(await storage.jobs.advance(tenantId, job.id, owner, { position: data.exported, data, until: until() }))) return;
+      if (records.length < wanted || wanted === 0) break;
+      if (stopped) {
+        await storage.jobs.release(tenantId, job.id, owner);
+        return;
+      }
+    }
+    await storage.jobs.finish(tenantId, job.id, owner, 'completed', data);
+    log.info({ job: job.id, exported: data.exported }, 'users export completed');
+  }
+
   /** Claims and runs jobs until none waits; true when it ran at least one. */
   async function drain(): Promise<void> {
     while (!stopped) {
       const now = deps.now();
-      const job = await storage.jobs.claimNext<UsersImportJobData>(tenantId, owner, now.toISOString(), until(), storage.dialect.name === 'postgres');
+      const job = await storage.jobs.claimNext<UsersImportJobData | UsersExportJobData>(tenantId, owner, now.toISOString(), until(), storage.dialect.name === 'postgres');
       if (!job) return;
       try {
-        await runUsersImport(job);
+        if (job.type === 'users_export') await runUsersExport(job as JobRecord<UsersExportJobData>);
+        else await runUsersImport(job as JobRecord<UsersImportJobData>);
       } catch (error) {
         // A database failure mid-job: the lease is given up, and the job resumes from its last batch later.
         log.error({ err: error, job: job.id }, 'job run failed; it will be resumed');

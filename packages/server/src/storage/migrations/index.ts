@@ -10,6 +10,7 @@ import { logSearchIndexes } from './0007-log-search-indexes.js';
 import { logStreams } from './0008-log-streams.js';
 import { userSearchIndexes } from './0009-user-search-indexes.js';
 import { jobs } from './0010-jobs.js';
+import { jobOutputs } from './0011-job-outputs.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -24,6 +25,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0008-log-streams': logStreams,
     '0009-user-search-indexes': userSearchIndexes(dialect),
     '0010-jobs': jobs,
+    '0011-job-outputs': jobOutputs(dialect),
   };
 }
 

@@ -26,6 +26,11 @@ export interface DocumentRepository<Data, Cols extends Columns> {
   get(tenantId: string, id: string): Promise<DocumentRecord<Data, Cols> | undefined>;
   findOne(tenantId: string, where: Partial<Cols>): Promise<DocumentRecord<Data, Cols> | undefined>;
   list(tenantId: string, window: PageWindow, where?: DocumentFilter<Cols>): Promise<PageOf<DocumentRecord<Data, Cols>>>;
+  /**
+   * Up to `limit` records in id order after `afterId` (from the first without it): a walk over many rows whose
+   * every step costs the same, where an offset would cost more the further it goes.
+   */
+  listAfter(tenantId: string, afterId: string | undefined, limit: number, where?: DocumentFilter<Cols>): Promise<DocumentRecord<Data, Cols>[]>;
   /** Inserts; with `ifMissing`, a row that exists (same key or unique column) is left alone and false returned. */
   insert(tenantId: string, record: DocumentRecord<Data, Cols>, options?: { ifMissing?: boolean }): Promise<boolean>;
   update(tenantId: string, id: string, changes: { data?: Data; columns?: Partial<Cols> }): Promise<boolean>;
@@ -105,6 +110,12 @@ export function documentRepository<Data, Cols extends Columns>(
           .executeTakeFirstOrThrow(),
       ]);
       return { items: (rows as Record<string, unknown>[]).map(toRecord), total: Number((count as { n: unknown }).n) };
+    },
+    async listAfter(tenantId, afterId, limit, where = {}) {
+      let query = scoped(db.selectFrom(table).selectAll(), tenantId, where);
+      if (afterId !== undefined) query = query.where(idColumn, '>', afterId);
+      const rows = (await query.orderBy(idColumn).limit(limit).execute()) as Record<string, unknown>[];
+      return rows.map(toRecord);
     },
     async insert(tenantId, record, options = {}) {
       const insert = db.insertInto(table).values({

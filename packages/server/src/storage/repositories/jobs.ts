@@ -41,10 +41,11 @@ export function jobsRepository(db: Kysely<Database>) {
   const changed = (result: { numUpdatedRows: bigint }) => result.numUpdatedRows > 0n;
 
   return {
-    async insert<D>(tenantId: string, job: { id: string; type: string; data: D; createdAt: string }): Promise<void> {
+    /** Stores a new job, `pending` unless said otherwise (a job done before it is stored is `completed`). */
+    async insert<D>(tenantId: string, job: { id: string; type: string; data: D; createdAt: string; status?: JobStatus }): Promise<void> {
       await db
         .insertInto('jobs')
-        .values({ tenant_id: tenantId, id: job.id, type: job.type, status: 'pending', data: toJson(job.data), position: 0, lease_owner: null, lease_expires_at: null, created_at: job.createdAt })
+        .values({ tenant_id: tenantId, id: job.id, type: job.type, status: job.status ?? 'pending', data: toJson(job.data), position: 0, lease_owner: null, lease_expires_at: null, created_at: job.createdAt })
         .execute();
     },
 
@@ -61,6 +62,22 @@ export function jobsRepository(db: Kysely<Database>) {
     /** One chunk of a job's input; undefined after the last. */
     async inputChunk(tenantId: string, jobId: string, seq: number): Promise<string | undefined> {
       const row = await db.selectFrom('job_inputs').select('content').where('tenant_id', '=', tenantId).where('job_id', '=', jobId).where('seq', '=', seq).executeTakeFirst();
+      return row?.content;
+    },
+
+    /** Stores one chunk of a job's output (numbered from 0 by the runner, in order). */
+    async appendOutput(tenantId: string, jobId: string, seq: number, content: Uint8Array): Promise<void> {
+      await db.insertInto('job_outputs').values({ tenant_id: tenantId, job_id: jobId, seq, content }).execute();
+    },
+
+    /** Drops a job's output chunks from `fromSeq` on (a run resumed after its last recorded chunk), or all of them. */
+    async dropOutput(tenantId: string, jobId: string, fromSeq = 0): Promise<void> {
+      await db.deleteFrom('job_outputs').where('tenant_id', '=', tenantId).where('job_id', '=', jobId).where('seq', '>=', fromSeq).execute();
+    },
+
+    /** One chunk of a job's output; undefined after the last. */
+    async outputChunk(tenantId: string, jobId: string, seq: number): Promise<Uint8Array | undefined> {
+      const row = await db.selectFrom('job_outputs').select('content').where('tenant_id', '=', tenantId).where('job_id', '=', jobId).where('seq', '=', seq).executeTakeFirst();
       return row?.content;
     },
 
