@@ -105,6 +105,8 @@ export function spawnNode(
 
 export interface RunningTarget {
   url: string;
+  /** The server's process (the node process itself: taskset execs it), e.g. to read its memory. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -136,6 +138,7 @@ export async function startTarget(
   });
   return {
     url: `http://${LOOPBACK}:${options.port}`,
+    pid: child.pid ?? 0,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -50,10 +50,12 @@ describe.each(DIALECTS)('tenant log through the Management API (%s)', (dialect) 
   beforeAll(async () => {
     sdk = await startServerForSdk({ dialect });
     ({ server, management } = sdk);
-    fx = await provisionLogin(server);
-    api = managementApi(server, 'socket');
+    // Seeded first, before anything the set-up records (buffered events are stored whenever the writer runs): the
+    // tests read them as the oldest events of the log.
     const expiresAt = '2999-01-01T00:00:00.000Z';
     seededIds = await server.registry.storage.transaction((repos) => repos.logEvents.insertBatch(server.registry.tenantId, SEEDED.map((event) => ({ event, expiresAt }))));
+    fx = await provisionLogin(server);
+    api = managementApi(server, 'socket');
   }, 60_000);
   afterAll(async () => sdk?.close());
 

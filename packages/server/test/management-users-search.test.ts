@@ -20,6 +20,7 @@ describe.each(DIALECTS)('Management API user search (%s)', (dialect) => {
       { key: 'alice', connection: DB, email: 'Alice@Example.com', name: 'Alice Smith', given_name: 'Alice', app_metadata: { plan: 'pro' } },
       { key: 'bob', connection: DB, email: 'bob@example.com', name: 'Bob Jones', blocked: true, app_metadata: { plan: 'free' } },
       { key: 'carol', connection: 'other-db', email: 'carol@example.org', name: 'Carol Smith', user_metadata: { team: 'red' } },
+      { key: 'dave', connection: 'other-db', email: 'dave@example.net', name: 'Aaron Dave', app_metadata: { roles: ['admin', 'ops'], level: 5, vip: true, code: '007' } },
     ];
     for (const { key, ...person } of people) {
       const created = await api('POST', '/users', { password: 'correct horse battery staple 9', ...person });
@@ -50,11 +51,16 @@ describe.each(DIALECTS)('Management API user search (%s)', (dialect) => {
     expect(await emails('blocked:true')).toEqual(['bob@example.com']);
     expect(await emails('app_metadata.plan:pro')).toEqual(['alice@example.com']);
     expect(await emails('user_metadata.team:red')).toEqual(['carol@example.org']);
-    expect(await emails('identities.connection:"other-db"')).toEqual(['carol@example.org']);
-    expect(await emails(`identities.provider:auth0 AND NOT identities.connection:"${DB}"`)).toEqual(['carol@example.org']);
-    expect(await emails('-blocked:true')).toEqual(['alice@example.com', 'carol@example.org']);
+    // A value in an array, a number, a boolean and a string of digits, the same on both dialects.
+    expect(await emails('app_metadata.roles:admin')).toEqual(['dave@example.net']);
+    expect(await emails('app_metadata.roles:"ops" AND app_metadata.level:5 AND app_metadata.vip:true')).toEqual(['dave@example.net']);
+    expect(await emails('app_metadata.code:"007"')).toEqual(['dave@example.net']);
+    expect(await emails('app_metadata.level:6 OR app_metadata.roles:adm OR app_metadata.vip:false')).toEqual([]);
+    expect(await emails('identities.connection:"other-db"')).toEqual(['carol@example.org', 'dave@example.net']);
+    expect(await emails(`identities.provider:auth0 AND NOT identities.connection:"${DB}"`)).toEqual(['carol@example.org', 'dave@example.net']);
+    expect(await emails('-blocked:true')).toEqual(['alice@example.com', 'carol@example.org', 'dave@example.net']);
     expect(await emails('_exists_:given_name')).toEqual(['alice@example.com']);
-    expect(await emails('logins_count:[0 TO *] AND created_at:[2000-01-01 TO *]')).toHaveLength(3);
+    expect(await emails('logins_count:[0 TO *] AND created_at:[2000-01-01 TO *]')).toHaveLength(4);
     expect(await emails('created_at:{* TO 2000-01-01}')).toEqual([]);
     expect(await emails(`user_id:"${ids.bob}"`)).toEqual(['bob@example.com']);
   });
@@ -64,7 +70,7 @@ describe.each(DIALECTS)('Management API user search (%s)', (dialect) => {
     expect(sorted.status).toBe(400);
     const page = await search({ q: 'identities.provider:auth0', sort: 'name:-1', include_totals: 'true', per_page: '2', page: '0', fields: 'email,name' });
     expect(page.status).toBe(200);
-    expect(page.body).toMatchObject({ total: 3, start: 0, limit: 2 });
+    expect(page.body).toMatchObject({ total: 4, start: 0, limit: 2 });
     expect((page.body as unknown as { users: unknown[] }).users).toEqual([
       { email: 'carol@example.org', name: 'Carol Smith' },
       { email: 'bob@example.com', name: 'Bob Jones' },

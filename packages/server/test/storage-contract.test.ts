@@ -252,6 +252,23 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       expect(ids(await repo().listAfter(tenantA, `${spec.table}-0`, 50, spec.evenFilter))).toEqual([`${spec.table}-2`, `${spec.table}-4`]);
     });
 
+    it('inserts several records in one statement, or none of them when one is a duplicate', async () => {
+      await storage.tenants.insertIfMissing('tenant-many', {}, tick());
+      const at = tick();
+      const many = [20, 21, 22].map((i) => record(i, at));
+      await repo().insertMany('tenant-many', many);
+      expect(ids((await repo().list('tenant-many', { offset: 0, limit: 50 })).items)).toEqual(ids(many));
+      let failure: unknown;
+      try {
+        await repo().insertMany('tenant-many', [record(23, at), record(20, at)]);
+      } catch (error) {
+        failure = error;
+      }
+      expect(storage.isUniqueViolation(failure)).toBe(true);
+      expect(await repo().get('tenant-many', `${spec.table}-23`)).toBeUndefined();
+      await repo().insertMany('tenant-many', []);
+    });
+
     it('orders records created at the same instant by id', async () => {
       const at = tick();
       await repo().insert(tenantB, { ...record(8, at), id: `${spec.table}-same-b`, columns: spec.columns(8) });

@@ -8,7 +8,7 @@ import { userView } from '../users.js';
 import type { UsersExportJobData, UsersImportJobData } from './jobs.js';
 import { ImportFileError, jsonArrayRecords } from './json-array-records.js';
 import { exportedText, exportFields } from './users-export.js';
-import { ImportRecordRefused, importUserRecord } from './users-import.js';
+import { ImportRecordRefused, importUserBatch } from './users-import.js';
 
 const gzipped = promisify(gzip);
 
@@ -17,7 +17,7 @@ export interface JobRunnerOptions {
   pollMs?: number;
   /** How long a claimed job is this node's without renewal (default 60 s); renewed after every batch. */
   leaseMs?: number;
-  /** Records between progress writes (default 100); a job taken over resumes after the last write. */
+  /** Records imported together and between progress writes (default 100); a job taken over resumes after the last write. */
   batchSize?: number;
   /** Users per export batch, each one gzip member of the file (default 1000). */
   exportBatchSize?: number;
@@ -84,31 +84,46 @@ export function jobRunner(deps: JobRunnerDeps) {
     const target = { name: connection.columns.name, data: connection.data };
     let index = 0;
     let position = job.position;
+    let batch: { text: string; record: unknown }[] = [];
+    /** Imports the batch, records the outcomes and the position; false when this run must stop (lease lost, shutdown). */
+    const flush = async (): Promise<boolean> => {
+      if (batch.length === 0) return true;
+      const outcomes = await importUserBatch({ storage, tenantId, at: deps.now().toISOString() }, target, batch.map((item) => item.record), data.upsert);
+      for (const [i, outcome] of outcomes.entries()) {
+        data.summary.total += 1;
+        if (!(outcome instanceof ImportRecordRefused)) {
+          data.summary[outcome] += 1;
+          continue;
+        }
+        data.summary.failed += 1;
+        const item = batch[i];
+        const echo = item && !(item.record instanceof SyntaxError) ? echoed(item.record) : item?.text;
+        if (data.errors.length < MAX_KEPT_ERRORS) data.errors.push({ user: echo, errors: [{ code: outcome.code, message: outcome.message, path: outcome.path }] });
+      }
+      position += batch.length;
+      batch = [];
+      if (!(await storage.jobs.advance(tenantId, job.id, owner, { position, data, until: until() }))) return false;
+      if (stopped) {
+        await storage.jobs.release(tenantId, job.id, owner);
+        return false;
+      }
+      return true;
+    };
     try {
       for await (const text of jsonArrayRecords(inputChunks(job.id), MAX_RECORD_CHARS)) {
         index += 1;
         if (index <= position) continue;
-        let record: unknown = text;
+        let record: unknown;
         try {
           record = JSON.parse(text);
-          const outcome = await importUserRecord({ storage, tenantId, at: deps.now().toISOString() }, target, record, data.upsert);
-          data.summary[outcome] += 1;
         } catch (error) {
-          if (!(error instanceof ImportRecordRefused) && !(error instanceof SyntaxError)) throw error;
-          data.summary.failed += 1;
-          const refusal = error instanceof ImportRecordRefused ? error : new ImportRecordRefused('INVALID_FORMAT', `The record is not JSON: ${error.message}`);
-          if (data.errors.length < MAX_KEPT_ERRORS) data.errors.push({ user: echoed(record), errors: [{ code: refusal.code, message: refusal.message, path: refusal.path }] });
+          if (!(error instanceof SyntaxError)) throw error;
+          record = error;
         }
-        data.summary.total += 1;
-        position = index;
-        if (position % batchSize === 0) {
-          if (!(await storage.jobs.advance(tenantId, job.id, owner, { position, data, until: until() }))) return;
-          if (stopped) {
-            await storage.jobs.release(tenantId, job.id, owner);
-            return;
-          }
-        }
+        batch.push({ text, record });
+        if (batch.length >= batchSize && !(await flush())) return;
       }
+      if (!(await flush())) return;
     } catch (error) {
       if (!(error instanceof ImportFileError)) throw error;
       data.errors.push({ user: null, errors: [{ code: 'INVALID_FORMAT', message: error.message, path: '' }] });

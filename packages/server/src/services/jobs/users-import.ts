@@ -77,6 +77,94 @@ function checkedRecord(record: unknown) {
   };
 }
 
+type CheckedRecord = ReturnType<typeof checkedRecord>;
+
+/** The stored shape of a new user from a checked record. */
+function newUser(connection: { name: string; data: ConnectionData }, checked: CheckedRecord, at: string) {
+  // The platform prefixes a given id with the connection's strategy; otherwise a new random one.
+  const id = `${connection.data.strategy}|${checked.userId ?? randomHexId()}`;
+  const data: UserData = {
+    ...checked.profile,
+    email: checked.email,
+    email_verified: checked.emailVerified ?? false,
+    ...profileDefaults(checked.profile, checked.email, { name: checked.email, nickname: checked.email }),
+    blocked: checked.blocked ?? false,
+    user_metadata: checked.userMetadata ?? {},
+    app_metadata: checked.appMetadata ?? {},
+    logins_count: 0,
+  };
+  const columns = {
+    connection: connection.name,
+    email: checked.email,
+    username: checked.profile.username ?? null,
+    password_hash: checked.passwordHash ?? null,
+    updated_at: at,
+    linked_to: null,
+  };
+  return { id, columns, data };
+}
+
+function checkedFor(connection: { data: ConnectionData }, record: unknown): CheckedRecord {
+  const checked = checkedRecord(record);
+  if (checked.profile.username !== undefined && connection.data.options.requires_username !== true) {
+    throw new ImportRecordRefused('INVALID_FORMAT', 'Cannot set username for connection without requires_username', 'username');
+  }
+  return checked;
+}
+
+/**
+ * Imports a batch of records (parsed JSON, or a SyntaxError for a record that was not JSON), answering each one's
+ * outcome in order. New users go in with one statement for the batch, so that an import costs a few statements
+ * per hundred users rather than two per user; existing e-mails (upserts and refusals), and a batch whose statement
+ * met a duplicate (twice the same e-mail or id in a file, or a user created meanwhile), go one record at a time.
+ */
+export async function importUserBatch(
+  deps: { storage: Storage; tenantId: string; at: string },
+  connection: { name: string; data: ConnectionData },
+  records: unknown[],
+  upsert: boolean,
+): Promise<(ImportOutcome | ImportRecordRefused)[]> {
+  const { storage, tenantId, at } = deps;
+  const outcomes: (ImportOutcome | ImportRecordRefused)[] = [];
+  const checked: { index: number; record: CheckedRecord }[] = [];
+  for (const [index, record] of records.entries()) {
+    if (record instanceof SyntaxError) {
+      outcomes[index] = new ImportRecordRefused('INVALID_FORMAT', `The record is not JSON: ${record.message}`);
+      continue;
+    }
+    try {
+      checked.push({ index, record: checkedFor(connection, record) });
+    } catch (error) {
+      if (!(error instanceof ImportRecordRefused)) throw error;
+      outcomes[index] = error;
+    }
+  }
+  const emails = [...new Set(checked.map((item) => item.record.email))];
+  const existing = emails.length === 0 ? [] : await storage.users.listAfter(tenantId, undefined, emails.length, { connection: connection.name, email: emails });
+  const known = new Set(existing.map((user) => user.columns.email));
+  const one = async (index: number) => {
+    try {
+      outcomes[index] = await importUserRecord(deps, connection, records[index], upsert);
+    } catch (error) {
+      if (!(error instanceof ImportRecordRefused)) throw error;
+      outcomes[index] = error;
+    }
+  };
+  const fresh = checked.filter((item) => !known.has(item.record.email));
+  try {
+    await storage.users.insertMany(
+      tenantId,
+      fresh.map((item) => ({ ...newUser(connection, item.record, at), createdAt: at })),
+    );
+    for (const item of fresh) outcomes[item.index] = 'inserted';
+  } catch (error) {
+    if (!storage.isUniqueViolation(error)) throw error;
+    for (const item of fresh) await one(item.index);
+  }
+  for (const item of checked) if (known.has(item.record.email)) await one(item.index);
+  return outcomes;
+}
+
 /**
  * Imports one record into a database connection: a new user, or with `upsert` the existing user of the same
  * e-mail updated (given fields replace, metadata objects replace, a given hash replaces the password).
@@ -88,10 +176,7 @@ export async function importUserRecord(
   upsert: boolean,
 ): Promise<ImportOutcome> {
   const { storage, tenantId, at } = deps;
-  const checked = checkedRecord(record);
-  if (checked.profile.username !== undefined && connection.data.options.requires_username !== true) {
-    throw new ImportRecordRefused('INVALID_FORMAT', 'Cannot set username for connection without requires_username', 'username');
-  }
+  const checked = checkedFor(connection, record);
   const existing = await storage.users.findOne(tenantId, { connection: connection.name, email: checked.email });
   if (existing) {
     if (!upsert) throw new ImportRecordRefused('DUPLICATED_USER', 'The user already exist and upsert parameter is false');
@@ -113,26 +198,7 @@ export async function importUserRecord(
     if (!written) throw new ImportRecordRefused('DUPLICATED_USER', 'The user was deleted while it was being updated.');
     return 'updated';
   }
-  // The platform prefixes a given id with the connection's strategy; otherwise a new random one.
-  const userId = `${connection.data.strategy}|${checked.userId ?? randomHexId()}`;
-  const data: UserData = {
-    ...checked.profile,
-    email: checked.email,
-    email_verified: checked.emailVerified ?? false,
-    ...profileDefaults(checked.profile, checked.email, { name: checked.email, nickname: checked.email }),
-    blocked: checked.blocked ?? false,
-    user_metadata: checked.userMetadata ?? {},
-    app_metadata: checked.appMetadata ?? {},
-    logins_count: 0,
-  };
-  const columns = {
-    connection: connection.name,
-    email: checked.email,
-    username: checked.profile.username ?? null,
-    password_hash: checked.passwordHash ?? null,
-    updated_at: at,
-    linked_to: null,
-  };
+  const { id: userId, columns, data } = newUser(connection, checked, at);
   try {
     await storage.users.insert(tenantId, { id: userId, columns, data, createdAt: at });
   } catch (error) {

@@ -11,6 +11,7 @@ import { logStreams } from './0008-log-streams.js';
 import { userSearchIndexes } from './0009-user-search-indexes.js';
 import { jobs } from './0010-jobs.js';
 import { jobOutputs } from './0011-job-outputs.js';
+import { userMetadataIndexes } from './0012-user-metadata-indexes.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -26,6 +27,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0009-user-search-indexes': userSearchIndexes(dialect),
     '0010-jobs': jobs,
     '0011-job-outputs': jobOutputs(dialect),
+    '0012-user-metadata-indexes': userMetadataIndexes(dialect),
   };
 }
 

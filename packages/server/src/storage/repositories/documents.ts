@@ -31,6 +31,8 @@ export interface DocumentRepository<Data, Cols extends Columns> {
    * every step costs the same, where an offset would cost more the further it goes.
    */
   listAfter(tenantId: string, afterId: string | undefined, limit: number, where?: DocumentFilter<Cols>): Promise<DocumentRecord<Data, Cols>[]>;
+  /** Inserts several records in one statement: all of them, or none (a unique violation fails the whole statement). */
+  insertMany(tenantId: string, records: DocumentRecord<Data, Cols>[]): Promise<void>;
   /** Inserts; with `ifMissing`, a row that exists (same key or unique column) is left alone and false returned. */
   insert(tenantId: string, record: DocumentRecord<Data, Cols>, options?: { ifMissing?: boolean }): Promise<boolean>;
   update(tenantId: string, id: string, changes: { data?: Data; columns?: Partial<Cols> }): Promise<boolean>;
@@ -116,6 +118,12 @@ export function documentRepository<Data, Cols extends Columns>(
       if (afterId !== undefined) query = query.where(idColumn, '>', afterId);
       const rows = (await query.orderBy(idColumn).limit(limit).execute()) as Record<string, unknown>[];
       return rows.map(toRecord);
+    },
+    async insertMany(tenantId, records) {
+      if (records.length === 0) return;
+      const rows = records.map((record) => ({ tenant_id: tenantId, [idColumn]: record.id, ...record.columns, data: toJson(record.data), created_at: record.createdAt }));
+      await db.insertInto(table).values(rows).execute();
+      changed(table);
     },
     async insert(tenantId, record, options = {}) {
       const insert = db.insertInto(table).values({

@@ -80,6 +80,30 @@ function valueOf(dialect: Dialect, field: UserSearchField, value: string | numbe
   return value;
 }
 
+/**
+ * A metadata key holding a value: as text, or as the number or boolean the text spells (a query's text cannot tell
+ * `"5"` from `5`), or an array holding it, as a search engine indexes each element of an array. On PostgreSQL as
+ * containment (`@>`), which the GIN indexes of 0012-user-metadata-indexes serve; on SQLite by json_extract, and
+ * json_each for an array.
+ */
+function metadataEquals(dialect: Dialect, metadata: 'app_metadata' | 'user_metadata', key: string, value: string | number | boolean): RawBuilder<unknown> {
+  if (!METADATA_KEY.test(key)) throw new Error(`not a plain metadata key: ${key}`);
+  const text = String(value);
+  const candidates: (string | number | boolean)[] = [text];
+  if (/^-?\d+(\.\d+)?$/.test(text)) candidates.push(Number(text));
+  if (text === 'true' || text === 'false') candidates.push(text === 'true');
+  if (dialect === 'postgres') {
+    const object = sql.raw(`(data::jsonb -> '${metadata}')`);
+    // Containment finds a value inside an array only when asked with an array: `{"k": ["v"]}` for `{"k": ["v", "w"]}`.
+    const shapes = candidates.flatMap((candidate) => [{ [key]: candidate }, { [key]: [candidate] }]);
+    return sql`(${sql.join(shapes.map((shape) => sql`${object} @> ${JSON.stringify(shape)}::jsonb`), sql` or `)})`;
+  }
+  // SQLite's JSON functions answer true and false as 1 and 0.
+  const values = sql.join(candidates.map((candidate) => (typeof candidate === 'boolean' ? (candidate ? 1 : 0) : candidate)));
+  const path = `$.${metadata}.${key}`;
+  return sql`(json_extract(data, ${path}) in (${values}) or (json_type(data, ${path}) = 'array' and exists (select 1 from json_each(data, ${path}) where json_each.value in (${values}))))`;
+}
+
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function compile(dialect: Dialect, condition: UserCondition): RawBuilder<unknown> {
@@ -89,7 +113,11 @@ function compile(dialect: Dialect, condition: UserCondition): RawBuilder<unknown
   if ('not' in condition) return sql`(not coalesce(${compile(dialect, condition.not)}, false))`;
   const target = expression(dialect, condition.field);
   if ('exists' in condition) return sql`(${target} is not null)`;
-  if ('equals' in condition) return sql`(${target} = ${valueOf(dialect, condition.field, condition.equals)})`;
+  if ('equals' in condition) {
+    const field = condition.field;
+    if ('metadata' in field) return metadataEquals(dialect, field.metadata, field.key, condition.equals);
+    return sql`(${target} = ${valueOf(dialect, field, condition.equals)})`;
+  }
   if ('prefix' in condition) {
     // PostgreSQL: LIKE on a text_pattern_ops index; SQLite: a range of the binary collation, which its index serves.
     if (dialect === 'postgres') return sql`(${target} like ${`${escapeLike(condition.prefix)}%`})`;
