@@ -175,6 +175,15 @@ export interface JobOutputsTable {
   content: Uint8Array;
 }
 
+/** SQLite only (0013-user-metadata-values): each scalar metadata value of a user, kept by triggers, for search. */
+export interface UserMetadataValuesTable {
+  tenant_id: string;
+  user_id: string;
+  field: string;
+  key: string;
+  value: string | number | null;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -192,4 +201,5 @@ export interface Database {
   jobs: JobsTable;
   job_inputs: JobInputsTable;
   job_outputs: JobOutputsTable;
+  user_metadata_values: UserMetadataValuesTable;
 }

@@ -83,10 +83,10 @@ function valueOf(dialect: Dialect, field: UserSearchField, value: string | numbe
 /**
  * A metadata key holding a value: as text, or as the number or boolean the text spells (a query's text cannot tell
  * `"5"` from `5`), or an array holding it, as a search engine indexes each element of an array. On PostgreSQL as
- * containment (`@>`), which the GIN indexes of 0012-user-metadata-indexes serve; on SQLite by json_extract, and
- * json_each for an array.
+ * containment (`@>`), which the GIN indexes of 0012-user-metadata-indexes serve; on SQLite through the values
+ * table of 0013-user-metadata-values.
  */
-function metadataEquals(dialect: Dialect, metadata: 'app_metadata' | 'user_metadata', key: string, value: string | number | boolean): RawBuilder<unknown> {
+function metadataEquals(dialect: Dialect, tenantId: string, metadata: 'app_metadata' | 'user_metadata', key: string, value: string | number | boolean): RawBuilder<unknown> {
   if (!METADATA_KEY.test(key)) throw new Error(`not a plain metadata key: ${key}`);
   const text = String(value);
   const candidates: (string | number | boolean)[] = [text];
@@ -98,24 +98,24 @@ function metadataEquals(dialect: Dialect, metadata: 'app_metadata' | 'user_metad
     const shapes = candidates.flatMap((candidate) => [{ [key]: candidate }, { [key]: [candidate] }]);
     return sql`(${sql.join(shapes.map((shape) => sql`${object} @> ${JSON.stringify(shape)}::jsonb`), sql` or `)})`;
   }
-  // SQLite's JSON functions answer true and false as 1 and 0.
+  // SQLite's JSON functions answer true and false as 1 and 0. The values table (0013-user-metadata-values) holds each
+  // value of a key, array elements included, under an index.
   const values = sql.join(candidates.map((candidate) => (typeof candidate === 'boolean' ? (candidate ? 1 : 0) : candidate)));
-  const path = `$.${metadata}.${key}`;
-  return sql`(json_extract(data, ${path}) in (${values}) or (json_type(data, ${path}) = 'array' and exists (select 1 from json_each(data, ${path}) where json_each.value in (${values}))))`;
+  return sql`(user_id in (select user_id from user_metadata_values where tenant_id = ${tenantId} and field = ${metadata} and key = ${key} and value in (${values})))`;
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function compile(dialect: Dialect, condition: UserCondition): RawBuilder<unknown> {
-  if ('all' in condition) return sql`(${sql.join(condition.all.map((part) => compile(dialect, part)), sql` and `)})`;
-  if ('any' in condition) return sql`(${sql.join(condition.any.map((part) => compile(dialect, part)), sql` or `)})`;
+function compile(dialect: Dialect, tenantId: string, condition: UserCondition): RawBuilder<unknown> {
+  if ('all' in condition) return sql`(${sql.join(condition.all.map((part) => compile(dialect, tenantId, part)), sql` and `)})`;
+  if ('any' in condition) return sql`(${sql.join(condition.any.map((part) => compile(dialect, tenantId, part)), sql` or `)})`;
   // A missing field is not equal to anything, so `NOT name:x` matches users without a name too.
-  if ('not' in condition) return sql`(not coalesce(${compile(dialect, condition.not)}, false))`;
+  if ('not' in condition) return sql`(not coalesce(${compile(dialect, tenantId, condition.not)}, false))`;
   const target = expression(dialect, condition.field);
   if ('exists' in condition) return sql`(${target} is not null)`;
   if ('equals' in condition) {
     const field = condition.field;
-    if ('metadata' in field) return metadataEquals(dialect, field.metadata, field.key, condition.equals);
+    if ('metadata' in field) return metadataEquals(dialect, tenantId, field.metadata, field.key, condition.equals);
     return sql`(${target} = ${valueOf(dialect, field, condition.equals)})`;
   }
   if ('prefix' in condition) {
@@ -146,7 +146,7 @@ export function userSearchRepository(database: Kysely<Database>) {
     // Linked secondary accounts are identities of their primary, not users: never found by a search.
     const parts = [sql`tenant_id = ${tenantId}`, sql`linked_to is null`];
     if (search.connection !== undefined) parts.push(sql`connection = ${search.connection}`);
-    if (search.condition) parts.push(compile(dialect, search.condition));
+    if (search.condition) parts.push(compile(dialect, tenantId, search.condition));
     return sql.join(parts, sql` and `);
   }
 
