@@ -17,10 +17,15 @@ export interface JobRunnerOptions {
   pollMs?: number;
   /** How long a claimed job is this node's without renewal (default 60 s); renewed after every batch. */
   leaseMs?: number;
-  /** Records imported together and between progress writes (default 100); a job taken over resumes after the last write. */
+  /** Records imported together and between progress writes (default 500); a job taken over resumes after the last write. */
   batchSize?: number;
   /** Users per export batch, each one gzip member of the file (default 1000). */
   exportBatchSize?: number;
+  /**
+   * Jobs this node runs at once (default 2). A job's work is mostly the database's: two at a time keep PostgreSQL
+   * busy on two cores where one job leaves the node waiting on each statement (SQLite writes one at a time anyway).
+   */
+  concurrency?: number;
   /** false: this node takes no jobs (tests of a node that stops before running what it accepted). */
   enabled?: boolean;
 }
@@ -46,7 +51,7 @@ function echoed(record: unknown): unknown {
 }
 
 /**
- * Runs stored jobs, one at a time on this node, each on exactly one node: it claims the oldest unfinished job
+ * Runs stored jobs, a few at a time on this node (`concurrency`), each on exactly one node: it claims the oldest unfinished job
  * whose lease is free or ran out (storage/repositories/jobs.ts), works through it in batches renewing the lease,
  * and finishes it. A job a stopped node held is taken over when its lease runs out, or at once when the node
  * stopped cleanly (`close` releases the lease), and resumes after its last recorded batch.
@@ -55,12 +60,12 @@ export function jobRunner(deps: JobRunnerDeps) {
   const { storage, tenantId, log } = deps;
   const pollMs = deps.options?.pollMs ?? 2000;
   const leaseMs = deps.options?.leaseMs ?? 60_000;
-  const batchSize = deps.options?.batchSize ?? 100;
+  const batchSize = deps.options?.batchSize ?? 500;
   const exportBatchSize = deps.options?.exportBatchSize ?? 1000;
   const owner = `runner-${randomId(12)}`;
+  const concurrency = deps.options?.concurrency ?? 2;
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let wakeUp: (() => void) | undefined;
+  const sleepers = new Set<() => void>();
   let loop: Promise<void> | undefined;
 
   const until = () => new Date(deps.now().getTime() + leaseMs).toISOString();
@@ -184,33 +189,41 @@ export function jobRunner(deps: JobRunnerDeps) {
     }
   }
 
+  /** Waits `pollMs`, or less when woken. */
+  function nap(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, pollMs);
+      timer.unref();
+      sleepers.add(done);
+    });
+  }
+
   async function run(): Promise<void> {
     while (!stopped) {
       await drain().catch((error: unknown) => log.warn({ err: error }, 'job runner could not look for jobs'));
       if (stopped) return;
-      await new Promise<void>((resolve) => {
-        wakeUp = resolve;
-        timer = setTimeout(resolve, pollMs);
-        timer.unref();
-      });
-      wakeUp = undefined;
+      await nap();
     }
   }
 
   return {
     start() {
       if (deps.options?.enabled === false || loop) return;
-      loop = run();
+      loop = Promise.all(Array.from({ length: concurrency }, run)).then(() => undefined);
     },
     /** A job was stored on this node: look now rather than at the next poll. */
     wake() {
-      wakeUp?.();
+      for (const wakeUp of [...sleepers]) wakeUp();
     },
     /** Stops taking jobs; a job in progress stops at its next batch and gives its lease up. */
     async close() {
       stopped = true;
-      if (timer) clearTimeout(timer);
-      wakeUp?.();
+      for (const wakeUp of [...sleepers]) wakeUp();
       await loop;
     },
   };
