@@ -59,15 +59,21 @@ export function pinSelf(cpus: string): void {
   if (result.status !== 0) throw new Error(`taskset could not pin the load generator: ${result.stderr}`);
 }
 
+/**
+ * A loopback port that was free a moment ago, drawn below Linux's ephemeral range (32768-60999): a port the kernel
+ * hands out for port 0 can be taken by an outgoing connection (to PostgreSQL, say) before the server binds it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, LOOPBACK, () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, LOOPBACK, () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
+  throw new Error('no free loopback port found');
 }
 
 /** Known, harmless start-up warnings of the peer, printed once per run rather than once per process. */

@@ -391,7 +391,8 @@ async function main() {
 
 main()
   .catch((error: unknown) => {
-    console.error('bench:users failed:', error instanceof Error ? error.message : error);
+    const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+    console.error('bench:users failed:', error instanceof Error ? `${error.message}${cause}` : error);
     process.exitCode = 1;
   })
   .finally(stopEverything);
