@@ -846,6 +846,46 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
     });
   });
 
+  describe('roles', () => {
+    const tenant = 'tenant-roles';
+    const at = '2026-02-01T00:00:00.000Z';
+    const perm = (permission_name: string, resource_server_identifier = 'https://a.example/') => ({ resource_server_identifier, permission_name });
+
+    it('filters names literally and case-insensitively, counts, and cleans up after roles, users and scopes', async () => {
+      for (const [id, name] of [['rol_1', 'Admin'], ['rol_2', '50%_off'], ['rol_3', 'administrator'], ['rol_4', '50 percent']] as const) {
+        await storage.roles.insert(tenant, { id, name, description: null, createdAt: at });
+      }
+      await expect(storage.roles.insert(tenant, { id: 'rol_5', name: 'Admin', description: null, createdAt: at })).rejects.toSatisfy((error: unknown) => storage.isUniqueViolation(error));
+      const names = async (filter?: string) => (await storage.roles.list(tenant, { offset: 0, limit: 10 }, filter)).items.map((role) => role.name);
+      expect(await names('ADMIN')).toEqual(['Admin', 'administrator']);
+      // % and _ are letters here, not wildcards.
+      expect(await names('%_')).toEqual(['50%_off']);
+      expect((await storage.roles.list(tenant, { offset: 1, limit: 1 })).total).toBe(4);
+
+      await storage.roles.addPermissions(tenant, 'rol_1', [perm('read'), perm('write'), perm('other', 'https://b.example/')], at);
+      await storage.roles.addPermissions(tenant, 'rol_1', [perm('read')], at);
+      await storage.roles.assign(tenant, [{ userId: 'u1', roleId: 'rol_1' }, { userId: 'u1', roleId: 'rol_1' }, { userId: 'u2', roleId: 'rol_1' }], at);
+      await storage.roles.addUserPermissions(tenant, 'u1', [perm('read')], at);
+      const held = await storage.roles.permissionsOfUser(tenant, 'u1');
+      expect(held.map((entry) => [entry.permission_name, entry.sources.map((source) => source.type).sort()])).toEqual([
+        ['read', ['DIRECT', 'ROLE']],
+        ['write', ['ROLE']],
+        ['other', ['ROLE']],
+      ]);
+      expect((await storage.roles.permissionsOfUser(tenant, 'u1', 'https://b.example/')).map((entry) => entry.permission_name)).toEqual(['other']);
+      expect((await storage.roles.usersOfRole(tenant, 'rol_1', { offset: 0, limit: 10 })).items).toEqual(['u1', 'u2']);
+
+      await storage.roles.removePermissionsOfApi(tenant, 'https://a.example/', ['write']);
+      expect((await storage.roles.permissionsOfUser(tenant, 'u1')).map((entry) => entry.permission_name)).toEqual(['write', 'other']);
+      await storage.roles.removeUser(tenant, 'u1');
+      expect(await storage.roles.permissionsOfUser(tenant, 'u1')).toEqual([]);
+      expect(await storage.transaction((repos) => repos.roles.remove(tenant, 'rol_1'))).toBe(true);
+      expect(await storage.roles.usersOfRole(tenant, 'rol_1', { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+      expect(await storage.roles.permissionsOf(tenant, 'rol_1', { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+      expect(await storage.roles.remove(tenant, 'rol_1')).toBe(false);
+    });
+  });
+
   describe('transactions', () => {
     it('commit everything and return the result of the work', async () => {
       const result = await storage.transaction(async (repos) => {

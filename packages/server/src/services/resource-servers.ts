@@ -91,10 +91,16 @@ export function resourceServersService(deps: ResourceServersDeps) {
         throw new ServiceError('forbidden', `The ${owned.join(' and ')} of the system Management API cannot be changed.`, 'forbidden');
       }
       const data = { ...record.data, ...patch };
-      if (!(await storage.resourceServers.update(tenantId, record.id, { data }))) throw noResourceServer();
+      // A scope taken off the API is no longer a permission: roles and users lose it in the same transaction.
+      const updated = await storage.transaction(async (repos) => {
+        if (!(await repos.resourceServers.update(tenantId, record.id, { data }))) return false;
+        if (patch.scopes !== undefined) await repos.roles.removePermissionsOfApi(tenantId, record.columns.identifier, patch.scopes.map((scope) => scope.value));
+        return true;
+      });
+      if (!updated) throw noResourceServer();
       return view(record.id, record.columns.is_system, data);
     },
-    /** Removes the API and every client grant for it; removing a missing one is a no-op, the system one is refused. */
+    /** Removes the API, every client grant for it and its permissions held by roles and users; removing a missing one is a no-op, the system one is refused. */
     async remove(idOrIdentifier: string) {
       const record = await lookup(idOrIdentifier);
       if (!record) return;
@@ -103,6 +109,7 @@ export function resourceServersService(deps: ResourceServersDeps) {
       }
       await storage.transaction(async (repos) => {
         await repos.clientGrants.removeWhere(tenantId, { audience: record.columns.identifier });
+        await repos.roles.removePermissionsOfApi(tenantId, record.columns.identifier);
         await repos.resourceServers.remove(tenantId, record.id);
       });
     },

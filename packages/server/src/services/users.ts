@@ -276,7 +276,14 @@ export function usersService(deps: UsersDeps) {
     /** Removing a missing user is a no-op, as on the platform. Answers who was removed (the log names them), if anyone. */
     async remove(userId: string): Promise<{ connection: string; email?: string; username?: string } | undefined> {
       const record = await storage.users.get(tenantId, userId);
-      if (!record || !(await storage.users.remove(tenantId, userId))) return undefined;
+      if (!record) return undefined;
+      // The user's roles and direct permissions go with the user.
+      const removed = await storage.transaction(async (repos) => {
+        if (!(await repos.users.remove(tenantId, userId))) return false;
+        await repos.roles.removeUser(tenantId, userId);
+        return true;
+      });
+      if (!removed) return undefined;
       const { email, username } = record.data;
       return { connection: record.columns.connection, ...(email !== undefined ? { email } : {}), ...(username !== undefined ? { username } : {}) };
     },

@@ -184,6 +184,38 @@ export interface UserMetadataValuesTable {
   value: string | number | null;
 }
 
+/** Roles and permissions (0014-roles). */
+export interface RolesTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+}
+
+export interface RolePermissionsTable {
+  tenant_id: string;
+  role_id: string;
+  resource_server_identifier: string;
+  permission_name: string;
+  created_at: string;
+}
+
+export interface UserRolesTable {
+  tenant_id: string;
+  user_id: string;
+  role_id: string;
+  created_at: string;
+}
+
+export interface UserPermissionsTable {
+  tenant_id: string;
+  user_id: string;
+  resource_server_identifier: string;
+  permission_name: string;
+  created_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -202,4 +234,8 @@ export interface Database {
   job_inputs: JobInputsTable;
   job_outputs: JobOutputsTable;
   user_metadata_values: UserMetadataValuesTable;
+  roles: RolesTable;
+  role_permissions: RolePermissionsTable;
+  user_roles: UserRolesTable;
+  user_permissions: UserPermissionsTable;
 }

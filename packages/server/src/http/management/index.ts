@@ -9,6 +9,7 @@ import { logStreamsRoutes } from './log-streams.js';
 import { promptsRoutes } from './prompts.js';
 import { promptsRenderingRoutes } from './prompts-rendering.js';
 import { resourceServersRoutes } from './resource-servers.js';
+import { rolesRoutes } from './roles.js';
 import { signingKeysRoutes } from './signing-keys.js';
 import { tenantSettingsRoutes } from './tenant-settings.js';
 import { attackProtectionRoutes } from './attack-protection.js';
@@ -32,6 +33,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       clientGrantsRoutes,
       connectionsRoutes,
       usersRoutes,
+      rolesRoutes,
       tenantSettingsRoutes,
       attackProtectionRoutes,
       userBlocksRoutes,

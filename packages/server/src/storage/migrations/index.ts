@@ -13,6 +13,7 @@ import { jobs } from './0010-jobs.js';
 import { jobOutputs } from './0011-job-outputs.js';
 import { userMetadataIndexes } from './0012-user-metadata-indexes.js';
 import { userMetadataValues } from './0013-user-metadata-values.js';
+import { roles } from './0014-roles.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -30,6 +31,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0011-job-outputs': jobOutputs(dialect),
     '0012-user-metadata-indexes': userMetadataIndexes(dialect),
     '0013-user-metadata-values': userMetadataValues(dialect),
+    '0014-roles': roles,
   };
 }
 

@@ -10,6 +10,7 @@ import { logStreamsRepository } from './log-streams.js';
 import { logSearchRepository } from './log-search.js';
 import { promptCustomTextsRepository } from './prompt-custom-texts.js';
 import { renderingConfigsRepository } from './rendering-configs.js';
+import { rolesRepository } from './roles.js';
 import { signingKeysRepository } from './signing-keys.js';
 import { tenantsRepository } from './tenants.js';
 import { userSearchRepository } from './user-search.js';
@@ -82,6 +83,8 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
     userSearch: userSearchRepository(db),
     /** Management API jobs and their input; not announced (the runner polls them). */
     jobs: jobsRepository(db),
+    /** Roles and permissions; not announced (read where they are used, nothing caches them). */
+    roles: rolesRepository(db),
     /** The tenant log; its writes are not announced (nothing caches it). */
     logEvents: logEventsRepository(db),
     /** Log streams and their delivery state; not announced (every read of them goes to the database). */
