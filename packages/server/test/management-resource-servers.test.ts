@@ -27,6 +27,8 @@ describe.each(DIALECTS)('Management API resource servers (%s)', (dialect) => {
       signing_alg: 'RS256',
       allow_offline_access: false,
       skip_consent_for_verifiable_first_party_clients: true,
+      enforce_policies: false,
+      token_dialect: 'access_token',
       is_system: false,
     });
     expect(await socket('POST', '/resource-servers', { identifier: identifier('billing'), name: 'Again' })).toMatchObject({

@@ -5,9 +5,9 @@ import type { SigningKeys } from '../keys/signing-keys.js';
 const base64urlJson = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** Signs a JWT with the tenant's current RS256 key (header `{alg, typ, kid}`). */
-export async function signRs256Jwt(keys: SigningKeys, payload: Record<string, unknown>): Promise<string> {
+export async function signRs256Jwt(keys: SigningKeys, payload: Record<string, unknown>, typ = 'JWT'): Promise<string> {
   const { kid, privateKey } = await keys.current();
-  const input = `${base64urlJson({ alg: 'RS256', typ: 'JWT', kid })}.${base64urlJson(payload)}`;
+  const input = `${base64urlJson({ alg: 'RS256', typ, kid })}.${base64urlJson(payload)}`;
   return `${input}.${(await signRs256(Buffer.from(input), privateKey)).toString('base64url')}`;
 }
 

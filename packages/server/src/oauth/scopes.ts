@@ -31,3 +31,11 @@ export function grantedCurrentUserScopes(requested: readonly string[], clientGra
   const allowed = new Set((clientGrantScopes ?? []).filter((scope) => CURRENT_USER_SCOPES.includes(scope)));
   return requested.filter((scope) => OIDC_SCOPES.has(scope) || allowed.has(scope));
 }
+
+/**
+ * An API that enforces RBAC policies (`enforce_policies`): of the API's scopes a user's token keeps those the user
+ * holds as permissions (directly or through roles); the OIDC scopes stay.
+ */
+export function withinPermissions(scopes: readonly string[], held: ReadonlySet<string>): string[] {
+  return scopes.filter((scope) => OIDC_SCOPES.has(scope) || held.has(scope));
+}

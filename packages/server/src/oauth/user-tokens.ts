@@ -8,7 +8,7 @@ import { GRANT_ID_CLAIM } from './grant-revocations.js';
 import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';
 import type { OpaqueTokenCodec } from './opaque-access-token.js';
 import { refreshTokenStore, type RedeemedRefreshToken, type RefreshTokenData } from './refresh-tokens.js';
-import { grantedCurrentUserScopes, grantedUserScopes } from './scopes.js';
+import { grantedCurrentUserScopes, grantedUserScopes, withinPermissions } from './scopes.js';
 import { userinfoClaims } from './userinfo.js';
 
 /** Lifetime of an access token that only reaches `/userinfo`. */
@@ -93,10 +93,18 @@ export function userTokens(deps: UserTokensDeps) {
 
     async issue(grant: UserGrant, options: IssueOptions): Promise<IssuedTokens> {
       const api = grant.audience !== undefined ? await deps.config.resourceServer(grant.audience) : undefined;
-      const scopes =
+      let scopes =
         grant.audience === deps.managementAudience
           ? grantedCurrentUserScopes(grant.scopes, (await deps.config.clientGrant(grant.clientId, grant.audience))?.scope)
           : grantedUserScopes(grant.scopes, api);
+      // RBAC: read at every issue (a refresh too), so that a permission taken away is gone from the next token.
+      let permissions: string[] | undefined;
+      const dialect = api?.token_dialect ?? 'access_token';
+      if (api?.enforce_policies === true && grant.audience !== deps.managementAudience) {
+        const held = (await deps.storage.roles.permissionsOfUser(deps.tenantId, grant.userId, api.identifier)).map((permission) => permission.permission_name);
+        scopes = withinPermissions(scopes, new Set(held));
+        if (dialect.endsWith('_authz')) permissions = held;
+      }
       const iat = Math.floor(deps.now().getTime() / 1000);
       const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_SECONDS;
       const result: IssuedTokens = { token_type: 'Bearer', expires_in: expiresIn, scope: scopes.join(' ') };
@@ -140,9 +148,12 @@ export function userTokens(deps: UserTokensDeps) {
           // Our endpoints refuse the token once its grant is revoked (a replayed code or refresh token).
           [GRANT_ID_CLAIM]: grant.grantId,
           ...(grant.certificateThumbprint ? { cnf: { 'x5t#S256': grant.certificateThumbprint } } : {}),
+          ...(permissions ? { permissions } : {}),
+          // RFC 9068 names the client in `client_id` and types the token `at+jwt`.
+          ...(api && dialect.startsWith('rfc9068') ? { client_id: grant.clientId } : {}),
         };
         // An API verifies its tokens itself and needs a JWT; a token for /userinfo only is read by us alone.
-        result.access_token = api ? await signRs256Jwt(deps.keys, claims) : deps.opaqueTokens.seal(claims);
+        result.access_token = api ? await signRs256Jwt(deps.keys, claims, dialect.startsWith('rfc9068') ? 'at+jwt' : 'JWT') : deps.opaqueTokens.seal(claims);
       }
 
       if (idToken) {

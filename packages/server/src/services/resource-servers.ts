@@ -6,6 +6,7 @@ import { ServiceError } from './errors.js';
 import { found, uniquely } from './unique.js';
 
 export type { ResourceServerData, ResourceServerScope } from '../storage/records.js';
+import type { TokenDialect } from '../storage/records.js';
 
 export const DEFAULT_TOKEN_LIFETIME = 86_400;
 /** The longest access-token lifetime an API may set (30 days, as on the platform). */
@@ -21,6 +22,8 @@ export function newResourceServerData(input: Partial<ResourceServerData> & { ide
     signing_alg: 'RS256',
     allow_offline_access: input.allow_offline_access ?? false,
     skip_consent_for_verifiable_first_party_clients: input.skip_consent_for_verifiable_first_party_clients ?? true,
+    enforce_policies: input.enforce_policies ?? false,
+    token_dialect: input.token_dialect ?? 'access_token',
   };
 }
 
@@ -36,6 +39,8 @@ export function managementApiIdentifier(issuer: string): string {
 export interface ResourceServerView extends ResourceServerData {
   id: string;
   is_system: boolean;
+  enforce_policies: boolean;
+  token_dialect: TokenDialect;
 }
 
 export type ResourceServerInput = Partial<ResourceServerData>;
@@ -60,7 +65,8 @@ const noResourceServer = () => new ServiceError('not_found', 'The resource serve
 /** APIs that access tokens are issued for. The Management API itself is one (a system one). */
 export function resourceServersService(deps: ResourceServersDeps) {
   const { storage, tenantId } = deps;
-  const view = (id: string, isSystem: number, data: ResourceServerData): ResourceServerView => ({ ...data, id, is_system: isSystem === 1 });
+  // APIs stored before RBAC have neither field: they answer with the defaults.
+  const view = (id: string, isSystem: number, data: ResourceServerData): ResourceServerView => ({ enforce_policies: false, token_dialect: 'access_token', ...data, id, is_system: isSystem === 1 });
   /** The platform addresses a resource server by its id or by its (URL-encoded) identifier. */
   const lookup = async (idOrIdentifier: string) =>
     (await storage.resourceServers.get(tenantId, idOrIdentifier)) ?? (await storage.resourceServers.findOne(tenantId, { identifier: idOrIdentifier }));

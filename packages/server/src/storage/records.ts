@@ -151,7 +151,14 @@ export interface ResourceServerData {
   signing_alg: 'RS256';
   allow_offline_access: boolean;
   skip_consent_for_verifiable_first_party_clients: boolean;
+  /** RBAC: a user's token carries only the requested scopes the user holds as permissions (absent: false). */
+  enforce_policies?: boolean;
+  /** The access token's profile (absent: `access_token`); `_authz` ones also carry `permissions` under RBAC. */
+  token_dialect?: TokenDialect;
 }
+
+export const TOKEN_DIALECTS = ['access_token', 'access_token_authz', 'rfc9068_profile', 'rfc9068_profile_authz'] as const;
+export type TokenDialect = (typeof TOKEN_DIALECTS)[number];
 
 /** A client's permission to obtain tokens for an API, with the scopes it may receive. */
 export interface ClientGrantData {

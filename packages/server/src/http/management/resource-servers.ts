@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { MAX_TOKEN_LIFETIME, resourceServersService } from '../../services/resource-servers.js';
+import { TOKEN_DIALECTS, type TokenDialect } from '../../storage/records.js';
 import { CheckpointQuery, ERROR_RESPONSES, FieldsQuery, IdParams, NO_CONTENT_RESPONSES, PaginationQuery, listResponseSchema } from './schemas.js';
 import { deleteHandler, listHandler } from './resource-handlers.js';
 
@@ -20,6 +21,14 @@ const changeable = {
   token_lifetime: Type.Optional(Type.Integer({ minimum: 60, maximum: MAX_TOKEN_LIFETIME, description: `Access token lifetime in seconds (60 to ${MAX_TOKEN_LIFETIME}).` })),
   allow_offline_access: Type.Optional(Type.Boolean({ description: 'Whether refresh tokens may be issued for this API.' })),
   skip_consent_for_verifiable_first_party_clients: Type.Optional(Type.Boolean({ description: 'Skip consent for first-party clients.' })),
+  enforce_policies: Type.Optional(Type.Boolean({ description: 'RBAC: a user\u2019s token carries only the requested scopes the user holds as permissions.' })),
+  token_dialect: Type.Optional(
+    Type.Unsafe<TokenDialect>({
+      type: 'string',
+      enum: [...TOKEN_DIALECTS],
+      description: 'access_token (default), access_token_authz (with a permissions claim under RBAC), rfc9068_profile or rfc9068_profile_authz (RFC 9068 tokens, typ at+jwt).',
+    }),
+  ),
 };
 
 const CreateBody = Type.Object(
@@ -39,6 +48,8 @@ const ResourceServer = Type.Object(
     signing_alg: Type.String(),
     allow_offline_access: Type.Boolean(),
     skip_consent_for_verifiable_first_party_clients: Type.Boolean(),
+    enforce_policies: Type.Boolean(),
+    token_dialect: Type.String(),
     is_system: Type.Boolean(),
   },
   { additionalProperties: false },
