@@ -1,3 +1,6 @@
+import type { Server } from 'node:http';
+import express from 'express';
+import { auth, claimIncludes, requiredScopes } from 'express-oauth2-jwt-bearer';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './support/harness.js';
@@ -68,6 +71,34 @@ describe.each(DIALECTS)('RBAC in access tokens (%s)', (dialect) => {
     const authz = await verified((await login('openid read:docs')).access_token);
     expect(authz.claims).toMatchObject({ scope: 'openid read:docs', permissions: ['read:docs', 'write:docs'] });
     expect(authz.typ).toBe('JWT');
+  });
+
+  it('an API protected by the platform\u2019s express-oauth2-jwt-bearer checks the scopes and the permissions claim', async () => {
+    await setApi({ enforce_policies: true, token_dialect: 'access_token_authz' });
+    const app = express();
+    app.use(auth({ issuerBaseURL: server.url, audience: API }));
+    app.get('/docs', requiredScopes('read:docs'), (_request, response) => response.json({ ok: 'read' }));
+    app.get('/publish', claimIncludes('permissions', 'write:docs'), (_request, response) => response.json({ ok: 'write' }));
+    app.get('/purge', claimIncludes('permissions', 'delete:docs'), (_request, response) => response.json({ ok: 'delete' }));
+    const listening: Server = await new Promise((resolve) => {
+      const started = app.listen(0, '127.0.0.1', () => resolve(started));
+    });
+    try {
+      const address = listening.address();
+      const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      const call = async (path: string, accessToken: unknown) => (await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${String(accessToken)}` } })).status;
+      const reader = (await login('read:docs')).access_token;
+      expect(await call('/docs', reader)).toBe(200);
+      expect(await call('/publish', reader)).toBe(200);
+      // delete:docs was taken away in the previous test: not among the permissions (the library answers a failed
+      // claim check 401 invalid_token, a missing scope 403).
+      expect(await call('/purge', reader)).toBe(401);
+      const noScope = (await login('openid')).access_token;
+      expect(await call('/docs', noScope)).toBe(403);
+      expect(await call('/docs', 'not-a-token')).toBe(401);
+    } finally {
+      await new Promise((resolve) => listening.close(resolve));
+    }
   });
 
   it('RFC 9068 dialects: typ at+jwt and client_id; a refresh re-reads the permissions', async () => {
