@@ -13,7 +13,7 @@ import { cpus } from 'node:os';
 import pg from 'pg';
 import { SEED_CLIENTS, SEED_USERS, seedClientId, seedLogEvents, seedUserId } from './log-events-seed.js';
 import { call } from './measure.js';
-import { freePort, pinSelf, planCpus, startTarget, stopEverything } from './processes.js';
+import { BENCH_ADMIN, freePort, latchkeyEnv, pinSelf, planCpus, startTarget, stopEverything } from './processes.js';
 import { renderTable } from './report.js';
 import { chooser, timed, type Figures } from './sequential.js';
 
@@ -24,7 +24,7 @@ const WARMUP = 20;
 const DAYS = 30;
 const AIM_P95_MS = 50;
 const TENANT = 'bench-logs';
-const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789abcdefghijkl' };
+const ADMIN = BENCH_ADMIN;
 const DEADLINE_MS = 10 * 60_000;
 
 const q = (query: string) => `q=${encodeURIComponent(query)}`;
@@ -50,19 +50,7 @@ async function main() {
       port,
       workers: 1,
       ...(plan ? { cpus: plan.serverCpu } : {}),
-      env: {
-        DATABASE_URL: url.toString(),
-        LATCHKEY_DATA_DIR: '.bench',
-        LATCHKEY_ISSUER: `http://127.0.0.1:${port}`,
-        LATCHKEY_TENANT: TENANT,
-        LATCHKEY_SECRET: 'bench-deployment-secret-0123456789abcdefghijkl',
-        LATCHKEY_ADMIN_CLIENT_ID: ADMIN.id,
-        LATCHKEY_ADMIN_CLIENT_SECRET: ADMIN.secret,
-        LATCHKEY_MGMT_RATE_LIMIT: '1000000/s',
-        LATCHKEY_DEMO: 'off',
-        LOG_LEVEL: 'silent',
-        NODE_ENV: 'production',
-      },
+      env: latchkeyEnv({ databaseUrl: url.toString(), dataDir: '.bench', port, tenant: TENANT }),
     });
     try {
       const seeding = new pg.Client({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` });

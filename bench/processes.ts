@@ -76,6 +76,30 @@ export async function freePort(): Promise<number> {
   throw new Error('no free loopback port found');
 }
 
+/** The administration client every bench Latchkey bootstraps (fixed, so that the bench can get tokens). */
+export const BENCH_ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789abcdefghijkl' };
+
+/**
+ * The environment of a bench Latchkey: production settings, the fixed secret and admin client, no demo, no logs,
+ * and limits high enough that the load generator's one address is never refused.
+ */
+export function latchkeyEnv(options: { databaseUrl: string; dataDir: string; port: number; tenant?: string }): Record<string, string> {
+  return {
+    DATABASE_URL: options.databaseUrl,
+    LATCHKEY_DATA_DIR: options.dataDir,
+    LATCHKEY_ISSUER: `http://${LOOPBACK}:${options.port}`,
+    ...(options.tenant !== undefined ? { LATCHKEY_TENANT: options.tenant } : {}),
+    LATCHKEY_SECRET: 'bench-deployment-secret-0123456789abcdefghijkl',
+    LATCHKEY_ADMIN_CLIENT_ID: BENCH_ADMIN.id,
+    LATCHKEY_ADMIN_CLIENT_SECRET: BENCH_ADMIN.secret,
+    LATCHKEY_MGMT_RATE_LIMIT: '1000000/s',
+    LATCHKEY_AUTH_RATE_LIMIT: '1000000/s',
+    LATCHKEY_DEMO: 'off',
+    LOG_LEVEL: 'silent',
+    NODE_ENV: 'production',
+  };
+}
+
 /** Known, harmless start-up warnings of the peer, printed once per run rather than once per process. */
 const QUIET = [/^oidc-provider WARNING: Unsupported runtime/, /^oidc-provider WARNING: a quick start development-only in-memory adapter/];
 export const quietedWarnings = new Set<string>();

@@ -136,10 +136,13 @@ async function browserLogin(baseUrl: string, steps: LoginSteps): Promise<void> {
   if (typeof tokens.id_token !== 'string') throw new Error('token: no ID token');
 }
 
-/** One login at Latchkey's hosted login page. `user` picks one of the provisioned users (modulo their number). */
-export function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0): Promise<void> {
+/**
+ * One login at Latchkey's hosted login page. `user` picks one of the provisioned users (modulo their number);
+ * `authorize` adds to (or replaces) the authorization request's parameters, e.g. an `audience` and its scopes.
+ */
+export function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0, authorize: Record<string, string> = {}): Promise<void> {
   return browserLogin(baseUrl, {
-    authorizeQuery: { client_id: setup.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid profile email', state: 'bench' },
+    authorizeQuery: { client_id: setup.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid profile email', state: 'bench', ...authorize },
     loginPath: '/u/login',
     username: setup.emails[user % setup.emails.length] ?? setup.email,
     password: USER_PASSWORD,

@@ -14,6 +14,9 @@
  * 4. The cost of the search indexes (migration 0009) to what a server does most: client-credentials tokens/s and
  *    authorization-code logins/s of two servers on SQLite files holding 100,000 users each, one as shipped and
  *    one with those indexes dropped, pinned to the server CPU and loaded in four alternate rounds. Aim: ≥ 0.95.
+ * 5. The cost of RBAC (issue 27) to logins and refresh: on one SQLite server, users holding 10 roles with 200
+ *    permissions across 3 APIs against users holding none, both logging in to and refreshing for an API with
+ *    `enforce_policies` and the `access_token_authz` dialect, in alternate rounds. Aim: ≥ 0.9.
  * Prints a table and writes .bench/users-results.json. Settings: BENCH_PG_USERS (1000000), BENCH_SQLITE_USERS
  * (100000), BENCH_USER_REQUESTS (200 per search), BENCH_IMPORT_FILES (6), BENCH_DATABASE_URL, and BENCH_SECONDS,
  * BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS as for `npm run bench`.
@@ -28,10 +31,10 @@ import Database from 'better-sqlite3';
 import bcrypt from 'bcryptjs';
 import pg from 'pg';
 import { call, compare, formPost, type LoadSettings } from './measure.js';
-import { freePort, onCleanup, pinSelf, planCpus, startTarget, stopEverything, type RunningTarget } from './processes.js';
+import { BENCH_ADMIN, freePort, latchkeyEnv, onCleanup, pinSelf, planCpus, startTarget, stopEverything, type RunningTarget } from './processes.js';
 import { renderTable } from './report.js';
 import { chooser, timed, type Figures } from './sequential.js';
-import { compareLoopRates, oneLogin, provisionUserFlows } from './user-flows.js';
+import { compareLoopRates, oneLogin, provisionUserFlows, refreshLoad, USER_PASSWORD } from './user-flows.js';
 import { GIVEN, SEED_CONNECTIONS, SEED_START_MS, seedEmail, seedUsersPostgres, seedUsersSqlite } from './users-seed.js';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -45,9 +48,9 @@ const settings: LoadSettings = {
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 3),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 32),
 };
-const AIMS = { searchP95Ms: 50, importPerSecond: 5000, exportPeakMb: 300, indexCost: 0.95 };
+const AIMS = { searchP95Ms: 50, importPerSecond: 5000, exportPeakMb: 300, indexCost: 0.95, rbacCost: 0.9 };
 const TENANT = 'bench-users';
-const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789abcdefghijkl' };
+const ADMIN = BENCH_ADMIN;
 const DEADLINE_MS = 15 * 60_000;
 /** The indexes migration 0009-user-search-indexes adds (the index-cost comparison drops them on one server). */
 const SEARCH_INDEXES = [
@@ -80,20 +83,7 @@ async function startLatchkey(databaseUrl: string): Promise<Server> {
     port,
     workers: 1,
     ...(affinity !== undefined ? { cpus: affinity } : {}),
-    env: {
-      DATABASE_URL: databaseUrl,
-      LATCHKEY_DATA_DIR: dataDir,
-      LATCHKEY_ISSUER: `http://127.0.0.1:${port}`,
-      LATCHKEY_TENANT: TENANT,
-      LATCHKEY_SECRET: 'bench-deployment-secret-0123456789abcdefghijkl',
-      LATCHKEY_ADMIN_CLIENT_ID: ADMIN.id,
-      LATCHKEY_ADMIN_CLIENT_SECRET: ADMIN.secret,
-      LATCHKEY_MGMT_RATE_LIMIT: '1000000/s',
-      LATCHKEY_AUTH_RATE_LIMIT: '1000000/s',
-      LATCHKEY_DEMO: 'off',
-      LOG_LEVEL: 'silent',
-      NODE_ENV: 'production',
-    },
+    env: latchkeyEnv({ databaseUrl, dataDir, port, tenant: TENANT }),
   });
   const form = { grant_type: 'client_credentials', client_id: ADMIN.id, client_secret: ADMIN.secret, audience: `${target.url}/api/v2/` };
   const token = String((await call(`${target.url}/oauth/token`, { method: 'POST', form })).access_token);
@@ -290,6 +280,79 @@ async function indexCost(): Promise<IndexCost> {
   }
 }
 
+interface RbacCost {
+  logins: { withRoles: number; without: number; ratio: number };
+  refresh: { withRoles: number; without: number; ratio: number };
+}
+
+/**
+ * Users with 10 roles holding 200 permissions over 3 APIs (the roles hold 20 each, some shared) and users with
+ * none, on one server, logging in and refreshing for the first API, which enforces policies and puts the
+ * permissions in the token.
+ */
+async function rbacCost(): Promise<RbacCost> {
+  const server = await startLatchkey(`sqlite:${join(dataDir, 'rbac.db')}`);
+  try {
+    const loops = settings.connections;
+    const apis = ['https://rbac-1.bench.example/', 'https://rbac-2.bench.example/', 'https://rbac-3.bench.example/'];
+    const scopesOf = (api: number) => Array.from({ length: api === 0 ? 68 : 66 }, (_, i) => `perm:${api}:${i}`);
+    for (const [i, identifier] of apis.entries()) {
+      await api(server, '/resource-servers', { identifier, name: `RBAC ${i}`, allow_offline_access: true, enforce_policies: i === 0, token_dialect: 'access_token_authz', scopes: scopesOf(i).map((value) => ({ value })) });
+    }
+    const all = apis.flatMap((identifier, i) => scopesOf(i).map((permission_name) => ({ resource_server_identifier: identifier, permission_name })));
+    const roles: string[] = [];
+    for (let r = 0; r < 10; r += 1) {
+      const role = await api(server, '/roles', { name: `bench-role-${r}` });
+      roles.push(String(role.id));
+      await api(server, `/roles/${String(role.id)}/permissions`, { permissions: all.slice(r * 20, r * 20 + 20) });
+    }
+    // Half the users hold every role, the other half none.
+    const setup = await provisionUserFlows(server.target.url, server.token, loops * 2);
+    const withRoles = setup.emails.slice(0, loops);
+    for (const email of withRoles) {
+      const [user] = (await (await fetch(`${server.target.url}/api/v2/users-by-email?email=${encodeURIComponent(email)}`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as { user_id: string }[];
+      await api(server, `/users/${encodeURIComponent(String(user?.user_id))}/roles`, { roles });
+    }
+    const audience = apis[0] as string;
+    const scope = `openid profile email offline_access ${scopesOf(0).slice(0, 20).join(' ')}`;
+    const [loginsWith, loginsWithout] = await compareLoopRates(
+      [(loop) => oneLogin(server.target.url, setup, loop, { audience, scope }), (loop) => oneLogin(server.target.url, setup, loops + loop, { audience, scope })],
+      loops,
+      settings.seconds,
+      settings.warmupSeconds,
+      4,
+    );
+    const tokenUrl = `${server.target.url}/oauth/token`;
+    const clientForm = { client_id: setup.clientId, client_secret: setup.clientSecret };
+    const seed = (email: string) => async () =>
+      String(
+        (
+          await call(tokenUrl, {
+            method: 'POST',
+            form: { ...clientForm, grant_type: 'http://auth0.com/oauth/grant-type/password-realm', username: email, password: USER_PASSWORD, realm: setup.connection, audience, scope },
+          })
+        ).refresh_token,
+      );
+    let turn = 0;
+    const next = (emails: string[]) => () => seed(emails[turn++ % emails.length] as string)();
+    const [refreshWith, refreshWithout] = await compare(
+      [
+        { name: 'refresh, 10 roles and 200 permissions', request: refreshLoad(tokenUrl, clientForm, next(withRoles), settings.connections) },
+        { name: 'refresh, no roles', request: refreshLoad(tokenUrl, clientForm, next(setup.emails.slice(loops)), settings.connections) },
+      ],
+      settings,
+      4,
+    );
+    if (!loginsWith || !loginsWithout || !refreshWith || !refreshWithout) throw new Error('RBAC cost: a comparison answered too few rates');
+    return {
+      logins: { withRoles: loginsWith.perSecond, without: loginsWithout.perSecond, ratio: loginsWith.perSecond / loginsWithout.perSecond },
+      refresh: { withRoles: refreshWith.rps, without: refreshWithout.rps, ratio: refreshWith.rps / refreshWithout.rps },
+    };
+  } finally {
+    await server.target.stop();
+  }
+}
+
 async function main() {
   setTimeout(() => {
     console.error(`bench:users failed: still running after ${DEADLINE_MS / 60_000} minutes`);
@@ -362,6 +425,8 @@ async function main() {
 
   console.log(`· the search indexes' cost: tokens and logins with and without them (SQLite, ${SQLITE_USERS.toLocaleString('en')} users each)`);
   const cost = await indexCost();
+  console.log('· the cost of RBAC: users with 10 roles and 200 permissions against users with none (SQLite)');
+  const rbac = await rbacCost();
 
   const met = (ok: boolean) => (ok ? 'MET' : 'MISSED');
   const searchRows = (dialect: string, figures: Figures[]) =>
@@ -383,7 +448,11 @@ async function main() {
     `search indexes' cost (SQLite, ${SQLITE_USERS.toLocaleString('en')} users): client-credentials tokens ${Math.round(cost.tokens.indexed)}/s with, ${Math.round(cost.tokens.without)}/s without, ratio ${cost.tokens.ratio.toFixed(3)}; ` +
       `logins ${cost.logins.indexed.toFixed(1)}/s with, ${cost.logins.without.toFixed(1)}/s without, ratio ${cost.logins.ratio.toFixed(3)} (aim ≥ ${AIMS.indexCost})  ${met(cost.tokens.ratio >= AIMS.indexCost && cost.logins.ratio >= AIMS.indexCost)}`,
   );
-  Object.assign(results, { pgSearch, sqliteSearch, imported, exported, indexCost: cost });
+  console.log(
+    `RBAC cost (SQLite; an API with enforce_policies and access_token_authz): logins ${rbac.logins.withRoles.toFixed(1)}/s with 10 roles, ${rbac.logins.without.toFixed(1)}/s without, ratio ${rbac.logins.ratio.toFixed(3)}; ` +
+      `refresh ${Math.round(rbac.refresh.withRoles)}/s with, ${Math.round(rbac.refresh.without)}/s without, ratio ${rbac.refresh.ratio.toFixed(3)} (aim ≥ ${AIMS.rbacCost})  ${met(rbac.logins.ratio >= AIMS.rbacCost && rbac.refresh.ratio >= AIMS.rbacCost)}`,
+  );
+  Object.assign(results, { pgSearch, sqliteSearch, imported, exported, indexCost: cost, rbacCost: rbac });
   mkdirSync('.bench', { recursive: true });
   writeFileSync('.bench/users-results.json', `${JSON.stringify(results, null, 2)}\n`);
   console.log('\nwritten: .bench/users-results.json');

@@ -31,6 +31,34 @@ const toRole = (row: { id: string; name: string; description: string | null; cre
  * user id (a role's users), so that pages are stable.
  */
 export function rolesRepository(db: Kysely<Database>) {
+  // Permissions held by a role and permissions held by a user directly are kept alike, in a table each.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const untyped = db as unknown as Kysely<any>;
+  const HOLDERS = { role: { table: 'role_permissions', owner: 'role_id' }, user: { table: 'user_permissions', owner: 'user_id' } } as const;
+
+  async function grant(holder: keyof typeof HOLDERS, tenantId: string, ownerId: string, permissions: readonly PermissionKey[], at: string): Promise<void> {
+    if (permissions.length === 0) return;
+    const { table, owner } = HOLDERS[holder];
+    await untyped
+      .insertInto(table)
+      .values(permissions.map((permission) => ({ tenant_id: tenantId, [owner]: ownerId, resource_server_identifier: permission.resource_server_identifier, permission_name: permission.permission_name, created_at: at })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  async function revoke(holder: keyof typeof HOLDERS, tenantId: string, ownerId: string, permissions: readonly PermissionKey[]): Promise<void> {
+    const { table, owner } = HOLDERS[holder];
+    for (const permission of permissions) {
+      await untyped
+        .deleteFrom(table)
+        .where('tenant_id', '=', tenantId)
+        .where(owner, '=', ownerId)
+        .where('resource_server_identifier', '=', permission.resource_server_identifier)
+        .where('permission_name', '=', permission.permission_name)
+        .execute();
+    }
+  }
+
   return {
     async insert(tenantId: string, role: RoleRecord): Promise<void> {
       await db.insertInto('roles').values({ tenant_id: tenantId, id: role.id, name: role.name, description: role.description, created_at: role.createdAt }).execute();
@@ -76,26 +104,8 @@ export function rolesRepository(db: Kysely<Database>) {
       return result.numDeletedRows > 0n;
     },
 
-    async addPermissions(tenantId: string, roleId: string, permissions: readonly PermissionKey[], at: string): Promise<void> {
-      if (permissions.length === 0) return;
-      await db
-        .insertInto('role_permissions')
-        .values(permissions.map((permission) => ({ tenant_id: tenantId, role_id: roleId, ...permission, created_at: at })))
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    },
-
-    async removePermissions(tenantId: string, roleId: string, permissions: readonly PermissionKey[]): Promise<void> {
-      for (const permission of permissions) {
-        await db
-          .deleteFrom('role_permissions')
-          .where('tenant_id', '=', tenantId)
-          .where('role_id', '=', roleId)
-          .where('resource_server_identifier', '=', permission.resource_server_identifier)
-          .where('permission_name', '=', permission.permission_name)
-          .execute();
-      }
-    },
+    addPermissions: (tenantId: string, roleId: string, permissions: readonly PermissionKey[], at: string) => grant('role', tenantId, roleId, permissions, at),
+    removePermissions: (tenantId: string, roleId: string, permissions: readonly PermissionKey[]) => revoke('role', tenantId, roleId, permissions),
 
     async permissionsOf(tenantId: string, roleId: string, window: PageWindow): Promise<PageOf<PermissionKey>> {
       const query = db.selectFrom('role_permissions').where('tenant_id', '=', tenantId).where('role_id', '=', roleId);
@@ -140,26 +150,8 @@ export function rolesRepository(db: Kysely<Database>) {
       return { items: rows.map((row) => row.user_id), total: Number(total.n) };
     },
 
-    async addUserPermissions(tenantId: string, userId: string, permissions: readonly PermissionKey[], at: string): Promise<void> {
-      if (permissions.length === 0) return;
-      await db
-        .insertInto('user_permissions')
-        .values(permissions.map((permission) => ({ tenant_id: tenantId, user_id: userId, ...permission, created_at: at })))
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    },
-
-    async removeUserPermissions(tenantId: string, userId: string, permissions: readonly PermissionKey[]): Promise<void> {
-      for (const permission of permissions) {
-        await db
-          .deleteFrom('user_permissions')
-          .where('tenant_id', '=', tenantId)
-          .where('user_id', '=', userId)
-          .where('resource_server_identifier', '=', permission.resource_server_identifier)
-          .where('permission_name', '=', permission.permission_name)
-          .execute();
-      }
-    },
+    addUserPermissions: (tenantId: string, userId: string, permissions: readonly PermissionKey[], at: string) => grant('user', tenantId, userId, permissions, at),
+    removeUserPermissions: (tenantId: string, userId: string, permissions: readonly PermissionKey[]) => revoke('user', tenantId, userId, permissions),
 
     /**
      * Every permission a user holds, directly or through roles, each with where it comes from; `audience`: of one
