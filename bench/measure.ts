@@ -92,7 +92,7 @@ export function formPost(url: string, form: Record<string, string>): Request {
   };
 }
 
-/** POST/PATCH JSON (or a form) and return the parsed answer; anything but 2xx throws with the body. */
+/** POST/PATCH JSON (or a form) and return the parsed answer (empty: {}); anything but 2xx throws with the body. */
 export async function call(url: string, init: { method: string; json?: unknown; form?: Record<string, string>; token?: string }): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = {};
   if (init.token) headers.authorization = `Bearer ${init.token}`;
@@ -107,7 +107,8 @@ export async function call(url: string, init: { method: string; json?: unknown; 
   const response = await fetch(url, { method: init.method, headers, ...(body !== undefined ? { body } : {}) });
   const text = await response.text();
   if (!response.ok) throw new Error(`${init.method} ${url}: ${response.status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
+  // Some answers have no body (a 201 or 204 of the Management API).
+  return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
 }
 
 function decodePart(part: string | undefined): Record<string, unknown> {

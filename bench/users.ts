@@ -97,6 +97,12 @@ async function createSeedConnections(server: Server): Promise<void> {
   for (const name of SEED_CONNECTIONS) await api(server, '/connections', { name, strategy: 'auth0' });
 }
 
+/**
+ * After seeding SQLite (synchronous: this process's event loop stands still meanwhile), let fetch's timers run: a
+ * kept-alive connection the server closed during the seeding is dropped then, not reused ("other side closed").
+ */
+const afterSyncSeeding = () => new Promise((resolve) => setTimeout(resolve, 2000));
+
 const q = (query: string) => `q=${encodeURIComponent(query)}`;
 const listed = (body: unknown) => (Array.isArray(body) ? body.length : ((body as { users?: unknown[] }).users?.length ?? 0));
 
@@ -247,6 +253,7 @@ async function indexCost(): Promise<IndexCost> {
     } finally {
       db.close();
     }
+    await afterSyncSeeding();
     sides.push({ server, file });
   }
   try {
@@ -418,6 +425,7 @@ async function main() {
     db.pragma('busy_timeout = 5000');
     seedUsersSqlite(db, TENANT, SQLITE_USERS);
     db.close();
+    await afterSyncSeeding();
     sqliteSearch = await searches(sqliteServer, SQLITE_USERS);
   } finally {
     await sqliteServer.target.stop();
