@@ -872,7 +872,9 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
         ['write', ['ROLE']],
         ['other', ['ROLE']],
       ]);
-      expect((await storage.roles.permissionsOfUser(tenant, 'u1', 'https://b.example/')).map((entry) => entry.permission_name)).toEqual(['other']);
+      // What a token for one API may carry: direct and role permissions once each, in name order.
+      expect(await storage.roles.permissionNamesOfUser(tenant, 'u1', 'https://b.example/')).toEqual(['other']);
+      expect(await storage.roles.permissionNamesOfUser(tenant, 'u1', 'https://a.example/')).toEqual(['read', 'write']);
       expect((await storage.roles.usersOfRole(tenant, 'rol_1', { offset: 0, limit: 10 })).items).toEqual(['u1', 'u2']);
 
       await storage.roles.removePermissionsOfApi(tenant, 'https://a.example/', ['write']);

@@ -101,7 +101,7 @@ export function userTokens(deps: UserTokensDeps) {
       let permissions: string[] | undefined;
       const dialect = api?.token_dialect ?? 'access_token';
       if (api?.enforce_policies === true && grant.audience !== deps.managementAudience) {
-        const held = (await deps.storage.roles.permissionsOfUser(deps.tenantId, grant.userId, api.identifier)).map((permission) => permission.permission_name);
+        const held = await deps.storage.roles.permissionNamesOfUser(deps.tenantId, grant.userId, api.identifier);
         scopes = withinPermissions(scopes, new Set(held));
         if (dialect.endsWith('_authz')) permissions = held;
       }

@@ -92,6 +92,15 @@ export interface JobsDeps {
 
 export class UploadTooLarge extends Error {}
 
+/** A job's stored input or output, chunk after chunk (numbered from 0), read one at a time as it is consumed. */
+export async function* numberedChunks<T>(read: (seq: number) => Promise<T | undefined>): AsyncGenerator<T> {
+  for (let seq = 0; ; seq += 1) {
+    const chunk = await read(seq);
+    if (chunk === undefined) return;
+    yield chunk;
+  }
+}
+
 const noJob = () => new ServiceError('not_found', 'The job does not exist.', 'inexistent_resource');
 
 export function jobsService(deps: JobsDeps) {
@@ -202,14 +211,7 @@ export function jobsService(deps: JobsDeps) {
     async exportFile(id: string): Promise<{ format: ExportFormat; chunks: AsyncIterable<Uint8Array> } | undefined> {
       const job = await storage.jobs.get<UsersExportJobData>(tenantId, id);
       if (!job || job.type !== 'users_export' || job.status !== 'completed') return undefined;
-      async function* chunks() {
-        for (let seq = 0; ; seq += 1) {
-          const chunk = await storage.jobs.outputChunk(tenantId, id, seq);
-          if (chunk === undefined) return;
-          yield chunk;
-        }
-      }
-      return { format: job.data.format, chunks: chunks() };
+      return { format: job.data.format, chunks: numberedChunks((seq) => storage.jobs.outputChunk(tenantId, id, seq)) };
     },
 
     /** The failed records of a finished job (empty while it runs, as on the platform). */

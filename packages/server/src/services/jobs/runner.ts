@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Storage } from '../../storage/storage.js';
 import type { JobRecord } from '../../storage/repositories/jobs.js';
 import { userView } from '../users.js';
-import type { UsersExportJobData, UsersImportJobData } from './jobs.js';
+import { numberedChunks, type UsersExportJobData, type UsersImportJobData } from './jobs.js';
 import { ImportFileError, jsonArrayRecords } from './json-array-records.js';
 import { exportedText, exportFields } from './users-export.js';
 import { ImportRecordRefused, importUserBatch } from './users-import.js';
@@ -70,14 +70,6 @@ export function jobRunner(deps: JobRunnerDeps) {
 
   const until = () => new Date(deps.now().getTime() + leaseMs).toISOString();
 
-  async function* inputChunks(jobId: string): AsyncGenerator<string> {
-    for (let seq = 0; ; seq += 1) {
-      const chunk = await storage.jobs.inputChunk(tenantId, jobId, seq);
-      if (chunk === undefined) return;
-      yield chunk;
-    }
-  }
-
   async function runUsersImport(job: JobRecord<UsersImportJobData>): Promise<void> {
     const data = job.data;
     const connection = await storage.connections.findOne(tenantId, { name: data.connection });
@@ -115,7 +107,7 @@ export function jobRunner(deps: JobRunnerDeps) {
       return true;
     };
     try {
-      for await (const text of jsonArrayRecords(inputChunks(job.id), MAX_RECORD_CHARS)) {
+      for await (const text of jsonArrayRecords(numberedChunks((seq) => storage.jobs.inputChunk(tenantId, job.id, seq)), MAX_RECORD_CHARS)) {
         index += 1;
         if (index <= position) continue;
         let record: unknown;

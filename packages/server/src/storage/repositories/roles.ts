@@ -153,23 +153,16 @@ export function rolesRepository(db: Kysely<Database>) {
     addUserPermissions: (tenantId: string, userId: string, permissions: readonly PermissionKey[], at: string) => grant('user', tenantId, userId, permissions, at),
     removeUserPermissions: (tenantId: string, userId: string, permissions: readonly PermissionKey[]) => revoke('user', tenantId, userId, permissions),
 
-    /**
-     * Every permission a user holds, directly or through roles, each with where it comes from; `audience`: of one
-     * API only (what a token for it may carry).
-     */
-    async permissionsOfUser(tenantId: string, userId: string, audience?: string): Promise<(PermissionKey & { sources: PermissionSource[] })[]> {
-      let direct = db.selectFrom('user_permissions').select(['resource_server_identifier', 'permission_name']).where('tenant_id', '=', tenantId).where('user_id', '=', userId);
-      let viaRoles = db
+    /** Every permission a user holds, directly or through roles, each with where it comes from. */
+    async permissionsOfUser(tenantId: string, userId: string): Promise<(PermissionKey & { sources: PermissionSource[] })[]> {
+      const direct = db.selectFrom('user_permissions').select(['resource_server_identifier', 'permission_name']).where('tenant_id', '=', tenantId).where('user_id', '=', userId);
+      const viaRoles = db
         .selectFrom('user_roles as ur')
         .innerJoin('role_permissions as rp', (join) => join.onRef('rp.tenant_id', '=', 'ur.tenant_id').onRef('rp.role_id', '=', 'ur.role_id'))
         .innerJoin('roles as r', (join) => join.onRef('r.tenant_id', '=', 'ur.tenant_id').onRef('r.id', '=', 'ur.role_id'))
         .select(['rp.resource_server_identifier', 'rp.permission_name', 'r.id as role_id', 'r.name as role_name'])
         .where('ur.tenant_id', '=', tenantId)
         .where('ur.user_id', '=', userId);
-      if (audience !== undefined) {
-        direct = direct.where('resource_server_identifier', '=', audience);
-        viaRoles = viaRoles.where('rp.resource_server_identifier', '=', audience);
-      }
       const [directRows, roleRows] = await Promise.all([direct.execute(), viaRoles.execute()]);
       const byKey = new Map<string, PermissionKey & { sources: PermissionSource[] }>();
       const entry = (key: PermissionKey) => {
@@ -186,6 +179,20 @@ export function rolesRepository(db: Kysely<Database>) {
       return [...byKey.values()].sort((a, b) =>
         a.resource_server_identifier === b.resource_server_identifier ? (a.permission_name < b.permission_name ? -1 : 1) : a.resource_server_identifier < b.resource_server_identifier ? -1 : 1,
       );
+    },
+
+    /**
+     * The names of the permissions a user holds for one API, directly or through roles: what a token for that API
+     * may carry (issued at every login and refresh, so one statement and nothing else).
+     */
+    async permissionNamesOfUser(tenantId: string, userId: string, audience: string): Promise<string[]> {
+      const { rows } = await sql<{ permission_name: string }>`
+        select permission_name from user_permissions where tenant_id = ${tenantId} and user_id = ${userId} and resource_server_identifier = ${audience}
+        union
+        select rp.permission_name from user_roles ur join role_permissions rp on rp.tenant_id = ur.tenant_id and rp.role_id = ur.role_id
+        where ur.tenant_id = ${tenantId} and ur.user_id = ${userId} and rp.resource_server_identifier = ${audience}`.execute(db);
+      // Sorted here rather than in SQL: the same order on both dialects, whatever the database's collation.
+      return rows.map((row) => row.permission_name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     },
 
     /** A deleted user's roles and direct permissions. */
