@@ -155,6 +155,23 @@ describe.each(DIALECTS)('users import jobs (%s)', (dialect) => {
     expect(await passwordRealm(email, 'newer password 9')).toBe(200);
   }, 60_000);
 
+  it('imports a file naming one e-mail twice: the first record goes in, the second fails alone', async () => {
+    const record = (n: string, name: string) => ({ email: `twice-${n}-${suffix}@example.com`, name });
+    const file = [record('a', 'First'), record('b', 'Other'), record('a', 'Second'), record('c', 'Third')];
+    const created = await management.jobs.usersImports.create({ users: new Blob([JSON.stringify(file)]), connection_id: connectionId });
+    const id = String(created.id);
+    const job = await until(async () => {
+      const current = (await management.jobs.get(id)) as unknown as { status: string; summary: Record<string, number> };
+      expect(current.status).toBe('completed');
+      return current;
+    });
+    expect(job.summary).toEqual({ inserted: 3, updated: 0, failed: 1, total: 4 });
+    const errors = (await management.jobs.errors.get(id)) as unknown as { user: { name: string }; errors: { code: string }[] }[];
+    expect(errors.map((entry) => [entry.user.name, entry.errors[0]?.code])).toEqual([['Second', 'DUPLICATED_USER']]);
+    const stored = await server.registry.storage.users.findOne(server.registry.tenantId, { connection: fx.connection, email: `twice-a-${suffix}@example.com` });
+    expect(stored?.data.name).toBe('First');
+  }, 60_000);
+
   it('refuses a file past the limit (413), a file that is not a JSON array (failed job), and an unknown job (404)', async () => {
     const token = await server.token();
     const post = async (content: string) => {
