@@ -55,6 +55,12 @@ describe.each(DIALECTS)('roles and permissions (%s)', (dialect) => {
     const gone = await rejection(management.roles.get(String(temporary.id)));
     expect(gone.statusCode).toBe(404);
     expect(gone.body).toMatchObject({ errorCode: 'inexistent_role', message: 'The role does not exist.' });
+
+    // Each change is in the tenant log as `sapi`, and the refused read as `fapi`.
+    await sdk.server.registry.events.flush();
+    const logged = (await api('GET', `/logs?q=${encodeURIComponent('type:sapi OR type:fapi')}&per_page=100`)).body as unknown as { type: string; description: string }[];
+    const described = logged.map((event) => `${event.type} ${event.description}`);
+    for (const line of ['sapi Create a role', 'sapi Update a role', 'sapi Delete a role', 'fapi Get a role']) expect(described.some((entry) => entry.startsWith(line)), line).toBe(true);
   });
 
   it('grants permissions through roles and directly, and lists them with their sources', async () => {
