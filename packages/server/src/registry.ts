@@ -8,6 +8,7 @@ import { connectionSecrets, type ConnectionSecrets } from './services/connection
 import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
 import { signInPipeline } from './oauth/sign-in-pipeline.js';
 import { signInEvents } from './oauth/sign-in-events.js';
+import { consents, type Consents } from './oauth/consent.js';
 import { eventNames } from './services/events/names.js';
 import { disabledEventRecorder, eventRecorder, type EventRecorder } from './services/events/recorder.js';
 import { logStreamDelivery, type LogStreamDeliveryOptions } from './services/log-streams/delivery.js';
@@ -77,6 +78,8 @@ export interface Registry {
   /** Services of the user grants and of `/authorize`. */
   userGrants: UserGrantServices;
   sessions: Sessions;
+  /** Users' consent to applications: when to ask, and what was granted. */
+  consents: Consents;
   transactions: LoginTransactions;
   /** Cross-origin login: tickets from /co/authenticate that /authorize redeems. */
   loginTickets: LoginTickets;
@@ -208,6 +211,13 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const sweeper = artifactSweeper({ storage, intervalSeconds: config.sweepSeconds, now, log });
     sweeper.start();
     const signIn = signInPipeline({ storage, tenantId });
+    const consent = consents({ storage, tenantId, config: oauthConfig, issuer: config.issuer, now });
+    signIn.use('consent', async (attempt) => {
+      if (attempt.authorization && attempt.decisions) {
+        const need = await consent.needed(attempt.authorization.request, attempt.authorization.client, attempt.userId);
+        if (need) attempt.decisions.consent = need;
+      }
+    });
     signIn.use('event-recorded', signInEvents(events));
     // Completed sign-ins; a refresh renews a sign-in, and is counted among the tokens issued instead.
     signIn.use('event-recorded', async (attempt) => {
@@ -291,6 +301,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         now,
       },
       sessions: sessionsService({ storage, tenantId, handleKey, now, lifetimes: sessionLifetimes }),
+      consents: consent,
       transactions,
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
       upstream: upstreamLogin({

@@ -81,6 +81,7 @@ const PLATFORM_KEYS: Record<Screen, string> = {
   logout: 'pageTitle title userSalute description acceptButtonText declineButtonText logoAltText',
   'logout-complete': '',
   'logout-aborted': '',
+  consent: 'pageTitle title pickerTitle messageMultipleTenants messageSingleTenant acceptButtonText declineButtonText logoAltText',
   error: '',
 };
 
@@ -107,6 +108,7 @@ const LATCHKEY_KEYS: Record<Screen, string> = {
   logout: '',
   'logout-complete': 'pageTitle title description logoAltText',
   'logout-aborted': 'pageTitle title description logoAltText',
+  consent: '',
   error: 'pageTitle title description logoAltText errorCodeLabel invalid-state',
 };
 

@@ -888,6 +888,39 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
     });
   });
 
+  describe('consents (user grants)', () => {
+    const tenant = 'tenant-consents';
+    const at = '2026-02-01T00:00:00.000Z';
+
+    it('adds scopes to one grant per user, application and API, lists by filter in a stable order, and deletes by id or filter', async () => {
+      await storage.consents.grant(tenant, { id: 'cgr_1', userId: 'u1', clientId: 'c1', audience: 'https://a.example/', scope: ['openid', 'read'] }, at);
+      await storage.consents.grant(tenant, { id: 'cgr_unused', userId: 'u1', clientId: 'c1', audience: 'https://a.example/', scope: ['read', 'write'] }, '2026-02-02T00:00:00.000Z');
+      await storage.consents.grant(tenant, { id: 'cgr_2', userId: 'u1', clientId: 'c2', audience: 'https://a.example/', scope: ['read'] }, at);
+      await storage.consents.grant(tenant, { id: 'cgr_3', userId: 'u2', clientId: 'c1', audience: 'https://b.example/', scope: ['x'] }, at);
+      expect(await storage.consents.find(tenant, 'u1', 'c1', 'https://a.example/')).toEqual({
+        id: 'cgr_1',
+        userId: 'u1',
+        clientId: 'c1',
+        audience: 'https://a.example/',
+        scope: ['openid', 'read', 'write'],
+        createdAt: at,
+        updatedAt: '2026-02-02T00:00:00.000Z',
+      });
+      const ids = async (filter: Parameters<typeof storage.consents.list>[1], window = { offset: 0, limit: 10 }) => {
+        const page = await storage.consents.list(tenant, filter, window);
+        return { ids: page.items.map((grant) => grant.id), total: page.total };
+      };
+      expect(await ids({})).toEqual({ ids: ['cgr_1', 'cgr_2', 'cgr_3'], total: 3 });
+      expect(await ids({ userId: 'u1' }, { offset: 1, limit: 1 })).toEqual({ ids: ['cgr_2'], total: 2 });
+      expect(await ids({ clientId: 'c1', audience: 'https://b.example/' })).toEqual({ ids: ['cgr_3'], total: 1 });
+      expect(await storage.consents.remove(tenant, 'cgr_2')).toBe(true);
+      expect(await storage.consents.remove(tenant, 'cgr_2')).toBe(false);
+      expect(await storage.consents.removeWhere(tenant, { userId: 'u1' })).toBe(1);
+      expect(await ids({})).toEqual({ ids: ['cgr_3'], total: 1 });
+      expect(await storage.consents.removeWhere('another-tenant', { clientId: 'c1' })).toBe(0);
+    });
+  });
+
   describe('transactions', () => {
     it('commit everything and return the result of the work', async () => {
       const result = await storage.transaction(async (repos) => {

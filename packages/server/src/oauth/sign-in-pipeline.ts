@@ -1,5 +1,8 @@
+import type { CachedClient } from '../services/config-cache.js';
 import type { RequestOrigin } from '../services/events/event.js';
 import type { Storage } from '../storage/storage.js';
+import type { AuthorizeRequest } from './authorize/request.js';
+import type { ConsentNeed } from './consent.js';
 import { AccessDenied, BlockedUser, type OAuthError } from './errors.js';
 
 /**
@@ -12,8 +15,10 @@ import { AccessDenied, BlockedUser, type OAuthError } from './errors.js';
  * - `account-checks`: the account may sign in (it exists and is not blocked). Brute-force protection and
  *   breached-password detection are part of verifying a password (they need the password and are serialised
  *   with it), so they run before the pipeline, in services/database-login.ts.
- * - `multi-factor`, `post-login-actions`, `organization-membership`, `consent`: pass through until the issues that
- *   fill them land (Latchkey keeps no consent yet: see authorize/flow.ts).
+ * - `multi-factor`, `post-login-actions`, `organization-membership`: pass through until the issues that fill them land.
+ * - `consent`: a browser sign-in answering an authorization request finds out whether the user must first consent
+ *   to what the application asks (oauth/consent.ts); it refuses nothing, it decides (`decisions.consent`), and the
+ *   path's `session-and-tokens` stage then starts the session without a code and shows the consent screen.
  * - `session-and-tokens`: the path's own ending (an SSO session with its code or SAML answer, or tokens).
  * - `event-recorded`: after the session or tokens exist: the tenant log's success event (oauth/sign-in-events.ts).
  */
@@ -94,8 +99,18 @@ export interface SignInAttempt {
   /** The API and scopes the sign-in asked for, where the path has them (logged with the event). */
   audience?: string | undefined;
   scope?: string | undefined;
+  /** A browser sign-in's authorization request and its application (the consent stage reads them). */
+  authorization?: { request: AuthorizeRequest; client: CachedClient } | undefined;
+  /** What stages decided for the path's `session-and-tokens` stage to act on; `run` provides it. */
+  decisions?: SignInDecisions;
   /** The error this path answers a refusal with (each surface has its own error family). */
   refuse(refusal: SignInRefusal): Error | Promise<Error>;
+}
+
+/** What stages decide rather than refuse. */
+export interface SignInDecisions {
+  /** The consent to ask for before the application is answered. */
+  consent?: ConsentNeed;
 }
 
 /** A check of one stage: resolves to a refusal to turn the sign-in down, or to nothing to let it go on. */
@@ -139,6 +154,7 @@ export function signInPipeline(deps: SignInPipelineDeps) {
      * a login completed twice), and then no later stage runs.
      */
     async run<T>(attempt: SignInAttempt, finish: () => Promise<T>): Promise<T> {
+      attempt.decisions ??= {};
       let finished: T | undefined;
       let done = false;
       for (const stage of PATH_STAGES[attempt.path]) {

@@ -191,10 +191,11 @@ export function clientsService(deps: ClientsDeps) {
       return view(clientId, data);
     },
 
-    /** Removes the client with its grants and its place on connections; removing a missing client is a no-op. */
+    /** Removes the client with its grants, its users' consent and its place on connections; removing a missing client is a no-op. */
     async remove(clientId: string): Promise<void> {
       await storage.transaction(async (repos) => {
         await repos.clientGrants.removeWhere(tenantId, { client_id: clientId });
+        await repos.consents.removeWhere(tenantId, { clientId });
         await disableOnConnections(repos, tenantId, clientId);
         await repos.clients.remove(tenantId, clientId);
       });

@@ -19,6 +19,8 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   log_streams: ['read', 'create', 'update', 'delete'],
   roles: ['read', 'create', 'update', 'delete'],
   role_members: ['read', 'create', 'delete'],
+  // Users' consent to applications (`/api/v2/grants`).
+  grants: ['read', 'delete'],
   // Only the (empty) list exists: Latchkey runs no custom code.
   actions: ['read'],
   // The tenant log (`/api/v2/logs`), a user's part of it (`/api/v2/users/{id}/logs`), and the statistics drawn from it.

@@ -116,6 +116,7 @@ export function resourceServersService(deps: ResourceServersDeps) {
       await storage.transaction(async (repos) => {
         await repos.clientGrants.removeWhere(tenantId, { audience: record.columns.identifier });
         await repos.roles.removePermissionsOfApi(tenantId, record.columns.identifier);
+        await repos.consents.removeWhere(tenantId, { audience: record.columns.identifier });
         await repos.resourceServers.remove(tenantId, record.id);
       });
     },

@@ -277,10 +277,11 @@ export function usersService(deps: UsersDeps) {
     async remove(userId: string): Promise<{ connection: string; email?: string; username?: string } | undefined> {
       const record = await storage.users.get(tenantId, userId);
       if (!record) return undefined;
-      // The user's roles and direct permissions go with the user.
+      // The user's roles, direct permissions and consent go with the user.
       const removed = await storage.transaction(async (repos) => {
         if (!(await repos.users.remove(tenantId, userId))) return false;
         await repos.roles.removeUser(tenantId, userId);
+        await repos.consents.removeWhere(tenantId, { userId });
         return true;
       });
       if (!removed) return undefined;

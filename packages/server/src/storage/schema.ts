@@ -216,6 +216,18 @@ export interface UserPermissionsTable {
   created_at: string;
 }
 
+/** Consent given by users to applications, per API (0015-user-grants); `scope` is a JSON array of scope names. */
+export interface UserGrantsTable {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  client_id: string;
+  audience: string;
+  scope: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -238,4 +250,5 @@ export interface Database {
   role_permissions: RolePermissionsTable;
   user_roles: UserRolesTable;
   user_permissions: UserPermissionsTable;
+  user_grants: UserGrantsTable;
 }

@@ -51,6 +51,8 @@ export interface ScreenInput {
   screenData?: Record<string, string>;
   /** The logged-in user's name (the logout question greets them: `userSalute`). */
   userName?: string;
+  /** The scopes the consent screen asks for. */
+  scopes?: PageModel['scopes'];
 }
 
 /** The screen's texts in the page's language: the built-in ones with the tenant's custom text on top, filled in. */
@@ -127,6 +129,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
       : {}),
     ...(input.passwordPolicy ? { passwordPolicy: input.passwordPolicy } : {}),
     ...(input.userName ? { userName: input.userName } : {}),
+    ...(input.scopes ? { scopes: input.scopes } : {}),
     ...(renderingConfig ? { renderingConfig } : {}),
     ...(pageTemplate ? { pageTemplate } : {}),
   };

@@ -15,6 +15,7 @@ export const TRANSACTION_SCREEN_PATHS = {
   signup: '/u/signup',
   'signup-id': '/u/signup/identifier',
   'signup-password': '/u/signup/password',
+  consent: '/u/consent',
 } as const;
 
 export type TransactionScreen = keyof typeof TRANSACTION_SCREEN_PATHS;
@@ -60,6 +61,8 @@ export function firstScreen(transaction: LoginTransaction, identifierFirst: bool
  * is sent back to the start.
  */
 export function screenReached(screen: TransactionScreen | 'reset-password-request', transaction: LoginTransaction): boolean {
+  // A transaction waiting for consent has a signed-in user: it takes the consent screen's answer and nothing else.
+  if (transaction.consent !== undefined || screen === 'consent') return screen === 'consent' && transaction.consent !== undefined;
   switch (screen) {
     case 'login-password':
       return transaction.identifier !== undefined;

@@ -1,13 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { browserRefusal, completeAuthorization, errorAnswer, requested, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
 import { OAuthError } from '../../oauth/errors.js';
-import type { SignInAttempt, SignInPath } from '../../oauth/sign-in-pipeline.js';
+import type { SignInAttempt, SignInDecisions, SignInPath } from '../../oauth/sign-in-pipeline.js';
 import { startSession, type SignedInUser } from '../../oauth/authorize/sign-in.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { CachedClient } from '../../services/config-cache.js';
 import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import { sendAnswer } from '../oauth/answer-pages.js';
+import { sendAuthorizationStep } from './authorization-step.js';
 import { requestOrigin } from '../request-origin.js';
 import { sendSamlAnswer } from '../oauth/saml-answer.js';
 import { clearTransactionCookie, sessionHandle, setSessionCookie, transactionHandle } from './cookies.js';
@@ -33,6 +34,7 @@ export function authorizeDeps(registry: Registry): AuthorizeDeps {
     transactions: registry.transactions,
     loginTickets: registry.loginTickets,
     upstream: registry.upstream,
+    consents: registry.consents,
   };
 }
 
@@ -142,13 +144,24 @@ export async function finishLogin(
   const { saml, request: authorization } = open.transaction;
   const user: SignedInUser = { userId: signedIn.userId, connection: signedIn.connection, amr: signedIn.amr };
   let created;
+  const decisions: SignInDecisions = {};
   try {
-    const attempt = { ...signedIn, clientId: open.client.clientId, refuse: browserRefusal, origin: requestOrigin(request), ...requested(authorization) };
+    const attempt = {
+      ...signedIn,
+      clientId: open.client.clientId,
+      refuse: browserRefusal,
+      origin: requestOrigin(request),
+      // A login for a SAML service provider is answered with a signed SAML response: no OAuth consent.
+      ...(saml ? {} : { authorization: { request: authorization, client: open.client } }),
+      decisions,
+      ...requested(authorization),
+    };
     created = await registry.userGrants.signIn.run(attempt, () =>
       startSession(deps, {
         client: open.client,
         // A login for a SAML service provider is answered with a signed SAML response, not a code.
         authorization: saml ? undefined : authorization,
+        consentFirst: decisions.consent !== undefined,
         earlierSession: sessionHandle(request),
         user: async (repos) => ((await registry.transactions.complete(open.handle, repos)) ? user : undefined),
       }),
@@ -164,5 +177,5 @@ export async function finishLogin(
   clearTransactionCookie(registry, reply, open.transaction.publicId);
   await setSessionCookie(registry, reply, handle);
   if (saml) return sendSamlAnswer(registry, reply, open.client, saml, session);
-  return sendAnswer(reply, await completeAuthorization(authorization, open.client, session, deps, issued));
+  return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps, { issued, consent: decisions.consent }));
 }

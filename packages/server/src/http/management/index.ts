@@ -10,6 +10,7 @@ import { promptsRoutes } from './prompts.js';
 import { promptsRenderingRoutes } from './prompts-rendering.js';
 import { resourceServersRoutes } from './resource-servers.js';
 import { rolesRoutes } from './roles.js';
+import { grantsRoutes } from './grants.js';
 import { signingKeysRoutes } from './signing-keys.js';
 import { tenantSettingsRoutes } from './tenant-settings.js';
 import { attackProtectionRoutes } from './attack-protection.js';
@@ -34,6 +35,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       connectionsRoutes,
       usersRoutes,
       rolesRoutes,
+      grantsRoutes,
       tenantSettingsRoutes,
       attackProtectionRoutes,
       userBlocksRoutes,

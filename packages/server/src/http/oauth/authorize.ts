@@ -7,6 +7,7 @@ import { entryScreenUrl } from '../login/entry.js';
 import { clearCoVerifierCookie, coVerifier, sessionHandle, setSessionCookie, setTransactionCookie } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 import { authorizeDeps } from '../login/transaction-context.js';
+import { sendAuthorizationStep } from '../login/authorization-step.js';
 import { sendAnswer } from './answer-pages.js';
 import { sendVerificationPage } from './cross-origin-verification.js';
 import { requestOrigin } from '../request-origin.js';
@@ -43,11 +44,11 @@ export async function sendOutcome(registry: Registry, reply: FastifyReply, outco
     case 'untrusted':
       return sendErrorPage(registry, reply, 400, outcome.error, outcome.description);
     case 'answer':
-      return sendAnswer(reply, outcome.answer);
+      return sendAuthorizationStep(registry, reply, outcome.answer);
     case 'signed_in':
       clearCoVerifierCookie(registry, reply);
       await setSessionCookie(registry, reply, outcome.sessionHandle);
-      return sendAnswer(reply, outcome.answer);
+      return sendAuthorizationStep(registry, reply, outcome.answer);
     case 'verify': {
       // Asked again by GET with the same parameters once the verifier is our own cookie.
       const retry = new URLSearchParams(Object.entries(raw).flatMap(([name, value]) => (typeof value === 'string' && name !== 'co_verification' ? [[name, value]] : [])));

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { greetingName } from '../login/greeting-name.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logoutTarget, readIdTokenHint, type IdTokenHint } from '../../oauth/logout.js';
@@ -85,12 +86,6 @@ export function logoutRoutes(registry: Registry): FastifyPluginAsyncTypebox {
 
   const clientOf = async (logout: OidcLogoutRequest) => (logout.clientId ? await registry.oauthConfig.client(logout.clientId) : undefined);
 
-  /** The name the logout question greets the user by. */
-  async function userNameOf(userId: string): Promise<string | undefined> {
-    const user = (await registry.storage.users.get(registry.tenantId, userId))?.data;
-    return user?.name ?? user?.username ?? user?.email;
-  }
-
   async function oidcLogout(params: Params, method: 'GET' | 'POST', request: FastifyRequest, reply: FastifyReply) {
     const logout = await readOidcLogout(params);
     if (typeof logout === 'string') return sendErrorPage(registry, reply, 400, 'invalid_request', logout);
@@ -102,7 +97,7 @@ export function logoutRoutes(registry: Registry): FastifyPluginAsyncTypebox {
       // A POST's parameters move to the query string, where the question's answer finds them again.
       if (method === 'POST') return reply.header('cache-control', 'no-store').redirect(`/oidc/logout?${new URLSearchParams(stringsOf(params)).toString()}`, 303);
       const client = await clientOf(logout);
-      const userName = await userNameOf(session.data.user_id);
+      const userName = await greetingName(registry, session.data.user_id);
       return sendScreen(registry, reply, 200, { screen: 'logout', client, action: request.url, state: confirmation.token(handle), ...(userName ? { userName } : {}) });
     }
     await endSession(request, reply, logout.hint?.sid);

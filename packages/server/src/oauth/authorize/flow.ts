@@ -10,10 +10,11 @@ import { checkRequest, trustRedirect, UntrustedRequest, type TrustedTarget } fro
 import { authorizationResult, type IssuedGrant } from './issue.js';
 import type { AuthorizeRequest, RawParams } from './request.js';
 import { startSession, type SignedInUser, type StartedSession } from './sign-in.js';
-import { oauthRefusal, type SignInPath } from '../sign-in-pipeline.js';
+import { oauthRefusal, type SignInAttempt, type SignInDecisions, type SignInPath } from '../sign-in-pipeline.js';
 import { deliver, type AuthorizationAnswer } from './response.js';
 import type { LoginTransaction, LoginTransactions } from './transaction.js';
 import type { UpstreamLogin } from '../upstream/login.js';
+import type { ConsentNeed, Consents } from '../consent.js';
 
 export interface AuthorizeDeps {
   storage: Storage;
@@ -24,7 +25,21 @@ export interface AuthorizeDeps {
   transactions: LoginTransactions;
   loginTickets: LoginTickets;
   upstream: UpstreamLogin;
+  consents: Consents;
 }
+
+/**
+ * The user must consent before the application is answered: a transaction holding the request and the consent it
+ * waits for, whose cookie the browser gets on its way to the consent screen.
+ */
+export interface ConsentPrompt {
+  kind: 'consent';
+  handle: string;
+  transaction: LoginTransaction;
+}
+
+/** What answering an authorization leads to: the answer to the application, or the consent screen first. */
+export type AuthorizationStep = AuthorizationAnswer | ConsentPrompt;
 
 /** What the browser brought: its SSO session and, after a cross-origin login, the ticket's verifier. */
 export interface BrowserState {
@@ -38,12 +53,12 @@ export interface BrowserState {
 
 export type AuthorizeOutcome =
   | { kind: 'untrusted'; error: UntrustedRequest['error']; description: string }
-  | { kind: 'answer'; answer: AuthorizationAnswer }
+  | { kind: 'answer'; answer: AuthorizationStep }
   | { kind: 'login'; handle: string; transaction: LoginTransaction }
   /** The login happens at an upstream provider: its transaction's cookie to set, and where to send the browser. */
   | { kind: 'upstream'; handle: string; transaction: LoginTransaction; answer: AuthorizationAnswer }
   /** A login ticket was redeemed: a new SSO session (its cookie to set) and the answer. */
-  | { kind: 'signed_in'; sessionHandle: string; answer: AuthorizationAnswer }
+  | { kind: 'signed_in'; sessionHandle: string; answer: AuthorizationStep }
   /** The ticket's verifier must be read back through the application's cross-origin verification page. */
   | { kind: 'verify'; coId: string; crossOriginLoc: string };
 
@@ -64,16 +79,34 @@ export async function sessionServes(session: Session | undefined, request: Autho
   return user !== undefined && !user.data.blocked;
 }
 
-/** Issues the authorization response for an authenticated session (`issued`: its code, stored already). */
+/**
+ * What a sign-in's stages settled before its session started: the code stored with the session (`issued`), or the
+ * consent the user must give first (the session then started without a code).
+ */
+export interface SignInSettled {
+  issued?: IssuedGrant | undefined;
+  consent?: ConsentNeed | undefined;
+}
+
+/**
+ * Issues the authorization response for an authenticated session. `settled` comes from a sign-in that just ran
+ * its stages; without it (an SSO session answering a new request, or consent just given) the consent is checked
+ * here. When consent is needed, the answer is the consent screen instead.
+ */
 export async function completeAuthorization(
   request: AuthorizeRequest,
   client: CachedClient,
   session: Session,
   deps: AuthorizeDeps,
-  issued?: IssuedGrant,
-): Promise<AuthorizationAnswer> {
+  settled?: SignInSettled,
+): Promise<AuthorizationStep> {
+  const consent = settled ? settled.consent : await deps.consents.needed(request, client, session.data.user_id);
+  if (consent) {
+    const { handle, transaction } = await deps.transactions.create(request, { consent: { ...consent, userId: session.data.user_id, sid: session.data.sid } });
+    return { kind: 'consent', handle, transaction };
+  }
   await deps.sessions.addClient(session, client.clientId);
-  const result = await authorizationResult(request, client, session.data, deps, issued);
+  const result = await authorizationResult(request, client, session.data, deps, settled?.issued);
   return deliver(request.responseMode, request.redirectUri, result);
 }
 
@@ -104,6 +137,8 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
     amr: data.amr,
     refuse: browserRefusal,
     origin: browser.origin,
+    authorization: { request, client: target.client },
+    decisions: {} as SignInDecisions,
     ...requested(request),
   };
   // Spent and turned into a session (with its code) together: a failure in between leaves the ticket unspent.
@@ -111,6 +146,7 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
     startSession(deps, {
       client: target.client,
       authorization: request,
+      consentFirst: attempt.decisions.consent !== undefined,
       earlierSession: browser.sessionHandle,
       user: async (repos) => {
         const redeemed = await deps.loginTickets.redeem(ticket, repos);
@@ -119,7 +155,7 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
     }),
   );
   if (!started) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
-  return signedIn(request, target.client, started, deps);
+  return signedIn(request, target.client, started, deps, attempt.decisions.consent);
 }
 
 /** The API and scopes an authorization request asks for, as a sign-in logs them. */
@@ -130,9 +166,9 @@ export function requested(request: Pick<AuthorizeRequest, 'audience' | 'scopes'>
 /** What a browser sign-in answers a refused account with: the application gets `access_denied`. */
 export const browserRefusal = oauthRefusal(() => new AccessDenied('user is blocked'));
 
-/** The answer to a sign-in whose session (and code) `startSession` stored. */
-async function signedIn(request: AuthorizeRequest, client: CachedClient, started: StartedSession, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
-  return { kind: 'signed_in', sessionHandle: started.handle, answer: await completeAuthorization(request, client, started.session, deps, started.issued) };
+/** The answer to a sign-in whose session (and code, unless consent comes first) `startSession` stored. */
+async function signedIn(request: AuthorizeRequest, client: CachedClient, started: StartedSession, deps: AuthorizeDeps, consent: ConsentNeed | undefined): Promise<AuthorizeOutcome> {
+  return { kind: 'signed_in', sessionHandle: started.handle, answer: await completeAuthorization(request, client, started.session, deps, { issued: started.issued, consent }) };
 }
 
 /**
@@ -170,11 +206,20 @@ export async function authorizeAuthenticated(
   return withTrustedTarget(raw, deps, async (target) => {
     const request = await checkRequest(raw, target, deps.config);
     const user = await authenticate(request);
-    const attempt = { ...user, path, clientId: request.clientId, refuse: browserRefusal, origin: browser.origin, ...requested(request) };
+    const attempt = {
+      ...user,
+      path,
+      clientId: request.clientId,
+      refuse: browserRefusal,
+      origin: browser.origin,
+      authorization: { request, client: target.client },
+      decisions: {} as SignInDecisions,
+      ...requested(request),
+    } satisfies SignInAttempt;
     const started = await deps.users.signIn.run(attempt, () =>
-      startSession(deps, { client: target.client, authorization: request, earlierSession: browser.sessionHandle, user }),
+      startSession(deps, { client: target.client, authorization: request, consentFirst: attempt.decisions.consent !== undefined, earlierSession: browser.sessionHandle, user }),
     );
-    return signedIn(request, target.client, started, deps);
+    return signedIn(request, target.client, started, deps, attempt.decisions.consent);
   });
 }
 
@@ -227,12 +272,13 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
     if (federated && deps.upstream.silentLoginImpossible(federated) && silent) throw silentAuthFailed(new LoginRequired(), request, undefined, browser.origin, deps);
     if (request.loginTicket !== undefined) return await ticketLogin(request, target, browser, deps);
     const session = await deps.sessions.find(browser.sessionHandle);
-    // Latchkey keeps no record of consent, so a third-party application can only get it interactively.
-    if (silent && !target.client.data.is_first_party) {
-      throw silentAuthFailed(new ConsentRequired('Consent required: third-party applications cannot skip the consent prompt.'), request, session, browser.origin, deps);
-    }
     if (await sessionServes(session, request, deps)) {
-      const answer = await completeAuthorization(request, target.client, session as Session, deps);
+      const served = session as Session;
+      // Without a page, consent not given yet cannot be asked for.
+      if (silent && (await deps.consents.needed(request, target.client, served.data.user_id))) {
+        throw silentAuthFailed(new ConsentRequired('Consent required: the user has not consented to what the application asks.'), request, served, browser.origin, deps);
+      }
+      const answer = await completeAuthorization(request, target.client, served, deps);
       if (silent) silentAuthSucceeded(request, session as Session, browser.origin, deps);
       return { kind: 'answer', answer };
     }

@@ -29,6 +29,11 @@ export interface LoginTransaction {
   upstream?: { connection: string; nonce: string; codeVerifier: string } | { connection: string; samlRequestId: string };
   /** A login for a SAML service provider (Latchkey as identity provider): where and how to answer it. */
   saml?: { acsUrl: string; requestId?: string; requestIssuer?: string; relayState?: string };
+  /**
+   * The user has signed in (the session `sid`) and must consent to `scopes` of `audience` before the application is
+   * answered: the consent screen's transaction.
+   */
+  consent?: { userId: string; sid: string; audience: string; scopes: string[] };
 }
 
 export interface TransactionDeps {
@@ -46,9 +51,9 @@ export function loginTransactions(deps: TransactionDeps) {
   const csrfKey = hmacSha256(deps.handleKey, 'login-csrf');
 
   return {
-    async create(request: AuthorizeRequest): Promise<{ handle: string; transaction: LoginTransaction }> {
+    async create(request: AuthorizeRequest, extra: Pick<LoginTransaction, 'consent'> = {}): Promise<{ handle: string; transaction: LoginTransaction }> {
       const handle = newHandle();
-      const transaction: LoginTransaction = { publicId: randomId(24), request };
+      const transaction: LoginTransaction = { publicId: randomId(24), request, ...extra };
       const now = deps.now();
       await storage.artifacts.insert(tenantId, 'login_transaction', {
         id: handleId(deps.handleKey, handle),

@@ -14,6 +14,7 @@ import { jobOutputs } from './0011-job-outputs.js';
 import { userMetadataIndexes } from './0012-user-metadata-indexes.js';
 import { userMetadataValues } from './0013-user-metadata-values.js';
 import { roles } from './0014-roles.js';
+import { userGrants } from './0015-user-grants.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -32,6 +33,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0012-user-metadata-indexes': userMetadataIndexes(dialect),
     '0013-user-metadata-values': userMetadataValues(dialect),
     '0014-roles': roles,
+    '0015-user-grants': userGrants,
   };
 }
 

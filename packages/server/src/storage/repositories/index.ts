@@ -13,6 +13,7 @@ import { renderingConfigsRepository } from './rendering-configs.js';
 import { rolesRepository } from './roles.js';
 import { signingKeysRepository } from './signing-keys.js';
 import { tenantsRepository } from './tenants.js';
+import { consentsRepository } from './consents.js';
 import { userSearchRepository } from './user-search.js';
 
 /**
@@ -85,6 +86,8 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
     jobs: jobsRepository(db),
     /** Roles and permissions; not announced (read where they are used, nothing caches them). */
     roles: rolesRepository(db),
+    /** Users' consent to applications (`/api/v2/grants`); not announced (read at each authorization). */
+    consents: consentsRepository(db),
     /** The tenant log; its writes are not announced (nothing caches it). */
     logEvents: logEventsRepository(db),
     /** Log streams and their delivery state; not announced (every read of them goes to the database). */

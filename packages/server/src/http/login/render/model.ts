@@ -1,3 +1,4 @@
+import type { ScopeShown } from '../../../oauth/consent.js';
 import type { PolicyRule } from '../../../services/password-policy.js';
 import type { HostedScreen } from '../screens.js';
 
@@ -50,8 +51,10 @@ export interface PageModel {
   connectionContext?: Tree;
   /** The rules a new password must follow (signup, reset), shown before the first attempt. */
   passwordPolicy?: PasswordPolicyView;
-  /** The logged-in user's name, which the logout question greets (`userSalute`); absent when unknown. */
+  /** The logged-in user's name, which the logout and consent screens greet (`userSalute`, `pickerTitle`); absent when unknown. */
   userName?: string;
+  /** The scopes the consent screen asks for (`screen.data.scopes`). */
+  scopes?: ScopeShown[];
   client: { client_id: string; name: string; logo_uri?: string; description?: string; metadata: Record<string, string> };
   tenant: { name: string; friendly_name: string; picture_url?: string; enabled_locales: string[] };
   /** The authorization request's parameters the page may echo (login_hint, screen_hint, ui_locales, ext-*). */

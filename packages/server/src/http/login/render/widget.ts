@@ -101,6 +101,8 @@ function heading(model: PageModel): { title: string; description: string } {
       return { title: t('title'), description: t('descriptionEmail') };
     case 'reset-password-email':
       return { title: t('title'), description: t('emailDescription') };
+    case 'consent':
+      return { title: t('title'), description: t('messageSingleTenant') };
     case 'email-verification-result': {
       const status = model.screenData.status;
       if (status === 'success') return { title: t('verifiedTitle'), description: t('verifiedDescription') };
@@ -122,6 +124,14 @@ function identifierShown(model: PageModel): Html | undefined {
   return html`<p class="identifier"><span>${shown}</span>${change && html` <a href="${change}" aria-label="${t('editLinkScreenReadableText') || label}">${label}</a>`}</p>`;
 }
 
+/** What the consent screen asks for: each scope, with the API's description of it where it has one. */
+function scopeList(model: PageModel): Html | undefined {
+  if (model.screen !== 'consent' || !model.scopes) return undefined;
+  const item = (scope: { value: string; description: string }) =>
+    html`<li><code>${scope.value}</code>${scope.description && html`<span class="scope-description"> · ${scope.description}</span>`}</li>`;
+  return html`<ul class="scopes" aria-label="${model.texts.title ?? ''}">${model.scopes.map(item)}</ul>`;
+}
+
 /** A second submit button on the same form that posts an `action` (resend a code or an e-mail). */
 function actionButton(model: PageModel): Html | undefined {
   const t = textOf(model);
@@ -131,8 +141,8 @@ function actionButton(model: PageModel): Html | undefined {
   if (model.screen === 'reset-password-email') {
     return html`<button class="link" type="submit" name="action" value="resend-email-action">${t('resendLinkText')}</button>`;
   }
-  if (model.screen === 'logout') {
-    // The two answers to the question, as the platform's SDK posts them (`confirmLogout({action})`).
+  if (model.screen === 'logout' || model.screen === 'consent') {
+    // The two answers to the question, as the platform's SDK posts them (`confirmLogout({action})`, `accept()`, `deny()`).
     return html`<button type="submit" name="action" value="accept">${t('acceptButtonText')}</button><button class="secondary" type="submit" name="action" value="deny">${t('declineButtonText')}</button>`;
   }
   return undefined;
@@ -164,8 +174,8 @@ export function renderWidget(model: PageModel): Html {
           errorDetail(model).map((line) => html`<p class="detail">${line}</p>`)
     }</div>`;
   const logo = safeHref(model.client.logo_uri ?? model.tenant.picture_url);
-  // The logout question greets the user by name when there is one (the text would read "Hello ," without).
-  const salute = model.screen === 'logout' && model.userName && t('userSalute');
+  // The logout and consent questions greet the user by name when there is one (the text would read "Hello ," without).
+  const salute = model.userName && (model.screen === 'logout' ? t('userSalute') : model.screen === 'consent' ? t('pickerTitle') : undefined);
   const header = html`<header>${logo && html`<img class="logo" src="${logo}" alt="${model.client.name}">`}<h1>${title}</h1>${salute && html`<p class="salute">${salute}</p>`}<p>${description}</p></header>`;
 
   const fields = fieldsOf(model);
@@ -196,7 +206,7 @@ export function renderWidget(model: PageModel): Html {
     model.screen === 'reset-password-success' && link(model.links.application, t('buttonText')),
   ];
 
-  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${alert}${form}${links}</main>`;
+  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${scopeList(model)}${alert}${form}${links}</main>`;
 }
 
 /** The page title: the screen's `pageTitle` (it names the application). */

@@ -334,6 +334,15 @@ export const de: LanguageTexts = {
       title: 'Sie sind weiterhin angemeldet',
       description: 'Sie haben sich nicht von ${clientName} abgemeldet.',
     },
+    consent: {
+      pageTitle: '${clientName} autorisieren',
+      title: '${clientName} autorisieren',
+      pickerTitle: 'Hallo ${userName},',
+      messageMultipleTenants: '${clientName} bittet um Zugriff auf Ihr Konto.',
+      messageSingleTenant: '${clientName} bittet um Zugriff auf Ihr ${companyName}-Konto.',
+      acceptButtonText: 'Zulassen',
+      declineButtonText: 'Ablehnen',
+    },
     error: {
       pageTitle: 'Fehler · ${clientName}',
       title: 'Etwas ist schiefgelaufen',

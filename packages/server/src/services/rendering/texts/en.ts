@@ -350,6 +350,16 @@ export const en = {
       title: 'You are still logged in',
       description: 'You did not log out of ${clientName}.',
     },
+    // The consent screen (prompt `consent`): the application, then the scopes it asks for, then the two answers.
+    consent: {
+      pageTitle: 'Authorize ${clientName}',
+      title: 'Authorize ${clientName}',
+      pickerTitle: 'Hi ${userName},',
+      messageMultipleTenants: '${clientName} is requesting access to your account.',
+      messageSingleTenant: '${clientName} is requesting access to your ${companyName} account.',
+      acceptButtonText: 'Accept',
+      declineButtonText: 'Decline',
+    },
     // Latchkey's own screen (prompt `common`) for a request no other screen can answer; all its keys are Latchkey keys.
     error: {
       pageTitle: 'Error · ${clientName}',

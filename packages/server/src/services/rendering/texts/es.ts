@@ -330,6 +330,15 @@ export const es: LanguageTexts = {
       title: 'Tu sesión sigue abierta',
       description: 'No has cerrado sesión en ${clientName}.',
     },
+    consent: {
+      pageTitle: 'Autorizar ${clientName}',
+      title: 'Autorizar ${clientName}',
+      pickerTitle: 'Hola, ${userName}:',
+      messageMultipleTenants: '${clientName} solicita acceso a tu cuenta.',
+      messageSingleTenant: '${clientName} solicita acceso a tu cuenta de ${companyName}.',
+      acceptButtonText: 'Aceptar',
+      declineButtonText: 'Rechazar',
+    },
     error: {
       pageTitle: 'Error · ${clientName}',
       title: 'Algo salió mal',

@@ -329,6 +329,15 @@ export const fr: LanguageTexts = {
       title: 'Votre session est maintenue',
       description: 'La déconnexion de ${clientName} a été annulée.',
     },
+    consent: {
+      pageTitle: 'Autoriser ${clientName}',
+      title: 'Autoriser ${clientName}',
+      pickerTitle: 'Bonjour ${userName},',
+      messageMultipleTenants: '${clientName} demande l’accès à votre compte.',
+      messageSingleTenant: '${clientName} demande l’accès à votre compte ${companyName}.',
+      acceptButtonText: 'Accepter',
+      declineButtonText: 'Refuser',
+    },
     error: {
       pageTitle: 'Erreur · ${clientName}',
       title: 'Une erreur s’est produite',

@@ -37,6 +37,7 @@ export const PROMPT_OF_SCREEN: Readonly<Record<Screen, string>> = {
   logout: 'logout',
   'logout-complete': 'logout',
   'logout-aborted': 'logout',
+  consent: 'consent',
   error: 'common',
 };
 
@@ -59,6 +60,7 @@ const GROUPS_OF_SCREEN: Readonly<Record<Screen, readonly SharedGroup[]>> = {
   logout: ['logo'],
   'logout-complete': ['logo'],
   'logout-aborted': ['logo'],
+  consent: ['logo'],
   error: ['logo'],
 };
 

@@ -324,6 +324,15 @@ export const ja: LanguageTexts = {
       title: 'ログインしたままです',
       description: '${clientName}からはログアウトしていません。',
     },
+    consent: {
+      pageTitle: '${clientName}を承認',
+      title: '${clientName}を承認',
+      pickerTitle: '${userName}さん、',
+      messageMultipleTenants: '${clientName}があなたのアカウントへのアクセスを求めています。',
+      messageSingleTenant: '${clientName}があなたの${companyName}アカウントへのアクセスを求めています。',
+      acceptButtonText: '許可',
+      declineButtonText: '拒否',
+    },
     error: {
       pageTitle: 'エラー · ${clientName}',
       title: '問題が発生しました',

@@ -325,6 +325,15 @@ export const ptBR: LanguageTexts = {
       title: 'Sua sessão continua ativa',
       description: 'Você não saiu de ${clientName}.',
     },
+    consent: {
+      pageTitle: 'Autorizar ${clientName}',
+      title: 'Autorizar ${clientName}',
+      pickerTitle: 'Olá, ${userName},',
+      messageMultipleTenants: '${clientName} está pedindo acesso à sua conta.',
+      messageSingleTenant: '${clientName} está pedindo acesso à sua conta ${companyName}.',
+      acceptButtonText: 'Aceitar',
+      declineButtonText: 'Recusar',
+    },
     error: {
       pageTitle: 'Erro · ${clientName}',
       title: 'Algo deu errado',

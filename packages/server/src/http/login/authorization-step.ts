@@ -1,0 +1,16 @@
+import type { FastifyReply } from 'fastify';
+import type { AuthorizationStep } from '../../oauth/authorize/flow.js';
+import type { Registry } from '../../registry.js';
+import { sendAnswer } from '../oauth/answer-pages.js';
+import { setTransactionCookie } from './cookies.js';
+import { screenUrl } from './screens.js';
+
+/**
+ * Sends where an authorization goes next: the answer to the application, or, when the user must consent first, the
+ * consent screen (with the cookie that binds its transaction to this browser).
+ */
+export function sendAuthorizationStep(registry: Registry, reply: FastifyReply, step: AuthorizationStep): FastifyReply {
+  if (step.kind !== 'consent') return sendAnswer(reply, step);
+  setTransactionCookie(registry, reply, step.transaction.publicId, step.handle);
+  return reply.header('cache-control', 'no-store').redirect(screenUrl('consent', step.transaction), 302);
+}
