@@ -390,7 +390,7 @@ describe.each(DIALECTS)('tenant log events of sign-ins and token exchanges, over
     expect(thirdParty.status).toBe(201);
     keep(thirdParty.body.client_secret);
     // Enabled on the user's connection, so that the SSO session could answer it but for the consent it lacks.
-    const [connection] = (await api('GET', `/connections?name=${fx.connection}`)).body as { id: string; enabled_clients: string[] }[];
+    const [connection] = (await api('GET', `/connections?name=${fx.connection}`)).body as unknown as { id: string; enabled_clients: string[] }[];
     expect((await api('PATCH', `/connections/${connection?.id ?? ''}`, { enabled_clients: [...(connection?.enabled_clients ?? []), String(thirdParty.body.client_id)] })).status).toBe(200);
     const browser = new CookieClient(server.url);
     const { path, fields } = await hostedPage(browser);
