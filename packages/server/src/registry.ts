@@ -9,6 +9,7 @@ import { loginTickets, type LoginTickets } from './oauth/login-tickets.js';
 import { signInPipeline } from './oauth/sign-in-pipeline.js';
 import { signInEvents } from './oauth/sign-in-events.js';
 import { consents, type Consents } from './oauth/consent.js';
+import { organizationInvitations, type OrganizationInvitations } from './services/organization-invitations.js';
 import { eventNames } from './services/events/names.js';
 import { disabledEventRecorder, eventRecorder, type EventRecorder } from './services/events/recorder.js';
 import { logStreamDelivery, type LogStreamDeliveryOptions } from './services/log-streams/delivery.js';
@@ -80,6 +81,8 @@ export interface Registry {
   sessions: Sessions;
   /** Users' consent to applications: when to ask, and what was granted. */
   consents: Consents;
+  /** Invitations to organizations: created by the Management API, redeemed by a login. */
+  invitations: OrganizationInvitations;
   transactions: LoginTransactions;
   /** Cross-origin login: tickets from /co/authenticate that /authorize redeems. */
   loginTickets: LoginTickets;
@@ -302,6 +305,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       },
       sessions: sessionsService({ storage, tenantId, handleKey, now, lifetimes: sessionLifetimes }),
       consents: consent,
+      invitations: organizationInvitations({ storage, tenantId, now, ticketKey: secret.key('organization-invitation'), notifier }),
       transactions,
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
       upstream: upstreamLogin({

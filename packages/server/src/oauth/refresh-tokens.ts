@@ -24,6 +24,14 @@ export interface RefreshTokenData {
   audience: string | null;
   auth_time: number;
   sid: string | null;
+  /** The organization the user logged in to, if any (absent in chains stored before organizations). */
+  organization?: TokenOrganization;
+}
+
+/** The organization a login was for, as its tokens carry it (`org_id`, and `org_name` where the tenant allows). */
+export interface TokenOrganization {
+  id: string;
+  name: string;
 }
 
 /**
@@ -102,6 +110,7 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
     audience: data.audience,
     auth_time: data.auth_time,
     sid: data.sid,
+    ...(data.organization ? { organization: data.organization } : {}),
   });
 
   const store = {

@@ -7,7 +7,7 @@ import { UnauthorizedClient } from './errors.js';
 import { GRANT_ID_CLAIM } from './grant-revocations.js';
 import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';
 import type { OpaqueTokenCodec } from './opaque-access-token.js';
-import { refreshTokenStore, type RedeemedRefreshToken, type RefreshTokenData } from './refresh-tokens.js';
+import { refreshTokenStore, type RedeemedRefreshToken, type RefreshTokenData, type TokenOrganization } from './refresh-tokens.js';
 import { grantedCurrentUserScopes, grantedUserScopes, withinPermissions } from './scopes.js';
 import { userinfoClaims } from './userinfo.js';
 
@@ -27,6 +27,8 @@ export interface UserGrant {
   nonce?: string | undefined;
   authTime: number;
   sid?: string | undefined;
+  /** The organization the user logged in to: its tokens carry `org_id`, and its member roles give the permissions. */
+  organization?: TokenOrganization | undefined;
   /** The family a code and its refresh tokens share; replay of either revokes it. */
   grantId: string;
   /** Bound access tokens (mTLS). */
@@ -87,6 +89,12 @@ export function userTokens(deps: UserTokensDeps) {
     return record && Object.assign(record.data, { updated_at: record.columns.updated_at });
   }
 
+  /** `org_id`, and `org_name` when the tenant lets the Authentication API show organization names. */
+  async function organizationClaimsOf(organization: TokenOrganization): Promise<{ org_id: string; org_name?: string }> {
+    const settings = (await deps.config.tenantDocument())?.settings as { allow_organization_name_in_authentication_api?: boolean } | undefined;
+    return settings?.allow_organization_name_in_authentication_api === true ? { org_id: organization.id, org_name: organization.name } : { org_id: organization.id };
+  }
+
   return {
     loadUser,
     refreshTokens,
@@ -101,11 +109,15 @@ export function userTokens(deps: UserTokensDeps) {
       let permissions: string[] | undefined;
       const dialect = api?.token_dialect ?? 'access_token';
       if (api?.enforce_policies === true && grant.audience !== deps.managementAudience) {
-        const held = await deps.storage.roles.permissionNamesOfUser(deps.tenantId, grant.userId, api.identifier);
+        // In an organization, what the member holds there through their roles in it.
+        const held = grant.organization
+          ? await deps.storage.organizations.memberPermissionNames(deps.tenantId, grant.organization.id, grant.userId, api.identifier)
+          : await deps.storage.roles.permissionNamesOfUser(deps.tenantId, grant.userId, api.identifier);
         scopes = withinPermissions(scopes, new Set(held));
         if (dialect.endsWith('_authz')) permissions = held;
       }
       const iat = Math.floor(deps.now().getTime() / 1000);
+      const organizationClaims = grant.organization ? await organizationClaimsOf(grant.organization) : undefined;
       const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_SECONDS;
       const result: IssuedTokens = { token_type: 'Bearer', expires_in: expiresIn, scope: scopes.join(' ') };
 
@@ -130,6 +142,7 @@ export function userTokens(deps: UserTokensDeps) {
           audience: grant.audience ?? null,
           auth_time: grant.authTime,
           sid: grant.sid ?? null,
+          ...(grant.organization ? { organization: grant.organization } : {}),
         };
         refreshToken = await refreshTokens.create(data, grant.grantId);
       } else if (grant.refreshChain) await grant.refreshChain.end();
@@ -149,6 +162,7 @@ export function userTokens(deps: UserTokensDeps) {
           [GRANT_ID_CLAIM]: grant.grantId,
           ...(grant.certificateThumbprint ? { cnf: { 'x5t#S256': grant.certificateThumbprint } } : {}),
           ...(permissions ? { permissions } : {}),
+          ...organizationClaims,
           // RFC 9068 names the client in `client_id` and types the token `at+jwt`.
           ...(api && dialect.startsWith('rfc9068') ? { client_id: grant.clientId } : {}),
         };
@@ -170,6 +184,7 @@ export function userTokens(deps: UserTokensDeps) {
         claims.auth_time = grant.authTime;
         if (grant.sid) claims.sid = grant.sid;
         if (grant.nonce) claims.nonce = grant.nonce;
+        if (organizationClaims) Object.assign(claims, organizationClaims);
         if (result.access_token) claims.at_hash = halfHash(result.access_token);
         if (options.code) claims.c_hash = halfHash(options.code);
         result.id_token = hs256 ? signHs256Jwt(grant.idTokenSecret ?? '', claims) : await signRs256Jwt(deps.keys, claims);

@@ -122,6 +122,7 @@ export function connectionsService(deps: ConnectionsDeps) {
       if (!record) return;
       await storage.transaction(async (repos) => {
         await repos.users.removeWhere(tenantId, { connection: record.data.name });
+        await repos.organizations.removeConnectionEverywhere(tenantId, id);
         await repos.connections.remove(tenantId, id);
       });
     },

@@ -56,6 +56,7 @@ export const MANAGEMENT_ERRORS = {
   inexistent_client: { statuses: [404], when: '`The client does not exist` (also when creating a client grant or a ticket for an unknown client)' },
   inexistent_log: { statuses: [404], when: '`The log event does not exist.` (`/logs/{id}`: none with that log_id, or it has passed its retention)' },
   inexistent_credential: { statuses: [404], when: '`The credential does not exist` (`/clients/{id}/credentials/{credential_id}`)' },
+  inexistent_organization: { statuses: [404], when: '`No organization found by that id or name` (an organization addressed by id, or by name at `/organizations/name/{name}`)' },
   inexistent_role: { statuses: [404], when: '`The role does not exist.` (a role addressed, or one of the roles assigned)' },
   inexistent_user: { statuses: [404, 400], when: '`The user does not exist.` (404); `The secondary user does not exist.` when linking accounts (400)' },
   inexistent_connection: {

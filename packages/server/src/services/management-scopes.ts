@@ -21,6 +21,11 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   role_members: ['read', 'create', 'delete'],
   // Users' consent to applications (`/api/v2/grants`).
   grants: ['read', 'delete'],
+  organizations: ['read', 'create', 'update', 'delete'],
+  organization_members: ['read', 'create', 'delete'],
+  organization_member_roles: ['read', 'create', 'delete'],
+  organization_connections: ['read', 'create', 'update', 'delete'],
+  organization_invitations: ['read', 'create', 'delete'],
   // Only the (empty) list exists: Latchkey runs no custom code.
   actions: ['read'],
   // The tenant log (`/api/v2/logs`), a user's part of it (`/api/v2/users/{id}/logs`), and the statistics drawn from it.

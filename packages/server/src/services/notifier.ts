@@ -10,6 +10,7 @@ export interface Notifier {
   magicLink(message: { email: string; url: string; clientName: string; minutes: number }): Promise<void>;
   accountBlocked(message: { email: string; url: string; ip: string }): Promise<void>;
   passwordLeaked(message: { email: string; url: string; clientName: string }): Promise<void>;
+  organizationInvitation(message: { email: string; url: string; clientName: string; inviter: string; organization: string }): Promise<void>;
 }
 
 export function deliveryNotifier(delivery: Delivery, log: Logger): Notifier {
@@ -41,6 +42,9 @@ export function deliveryNotifier(delivery: Delivery, log: Logger): Notifier {
       } catch (error) {
         log.error({ err: error, kind: 'password_leaked' }, 'could not deliver an e-mail');
       }
+    },
+    async organizationInvitation({ email, url, clientName, inviter, organization }) {
+      await delivery.email(templates.organizationInvitation(email, { url, application: clientName || 'your application', inviter, organization }));
     },
     async accountBlocked({ email, url, ip }) {
       try {

@@ -114,7 +114,10 @@ export function rolesService(deps: RolesDeps) {
       return view(await role(id));
     },
     async remove(id: string): Promise<void> {
-      const removed = await storage.transaction((repos) => repos.roles.remove(tenantId, id));
+      const removed = await storage.transaction(async (repos) => {
+        await repos.organizations.removeRole(tenantId, id);
+        return repos.roles.remove(tenantId, id);
+      });
       if (!removed) throw noRole();
     },
 

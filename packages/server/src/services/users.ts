@@ -282,6 +282,7 @@ export function usersService(deps: UsersDeps) {
         if (!(await repos.users.remove(tenantId, userId))) return false;
         await repos.roles.removeUser(tenantId, userId);
         await repos.consents.removeWhere(tenantId, { userId });
+        await repos.organizations.removeUser(tenantId, userId);
         return true;
       });
       if (!removed) return undefined;

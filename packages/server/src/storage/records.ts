@@ -75,6 +75,11 @@ export interface ClientData {
   client_authentication_methods?: ClientAuthenticationMethods | null;
   /** Registered keys and certificates (managed under /clients/{id}/credentials, never shown in the client). */
   credentials?: ClientCredential[];
+  /** Whether `/authorize` takes `organization` (absent: `deny`), and what happens without one when it is required. */
+  organization_usage?: 'deny' | 'allow' | 'require';
+  organization_require_behavior?: 'no_prompt' | 'pre_login_prompt' | 'post_login_prompt';
+  /** Where a login starts from the outside (an organization invitation's link goes there). */
+  initiate_login_uri?: string;
 }
 
 /** The SAML2 Web App add-on: Latchkey as this application's SAML identity provider (the platform's names). */

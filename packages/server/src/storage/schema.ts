@@ -228,6 +228,52 @@ export interface UserGrantsTable {
   updated_at: string;
 }
 
+/** Organizations and what belongs to them (0016-organizations); `branding`, `metadata` and `data` are JSON. */
+export interface OrganizationsTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  display_name: string | null;
+  branding: string | null;
+  metadata: string | null;
+  created_at: string;
+}
+
+export interface OrganizationMembersTable {
+  tenant_id: string;
+  organization_id: string;
+  user_id: string;
+  created_at: string;
+}
+
+export interface OrganizationMemberRolesTable {
+  tenant_id: string;
+  organization_id: string;
+  user_id: string;
+  role_id: string;
+  created_at: string;
+}
+
+export interface OrganizationConnectionsTable {
+  tenant_id: string;
+  organization_id: string;
+  connection_id: string;
+  assign_membership_on_login: number;
+  show_as_button: number;
+  is_signup_enabled: number;
+  created_at: string;
+}
+
+export interface OrganizationInvitationsTable {
+  tenant_id: string;
+  id: string;
+  organization_id: string;
+  ticket_hash: string;
+  data: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -251,4 +297,9 @@ export interface Database {
   user_roles: UserRolesTable;
   user_permissions: UserPermissionsTable;
   user_grants: UserGrantsTable;
+  organizations: OrganizationsTable;
+  organization_members: OrganizationMembersTable;
+  organization_member_roles: OrganizationMemberRolesTable;
+  organization_connections: OrganizationConnectionsTable;
+  organization_invitations: OrganizationInvitationsTable;
 }

@@ -84,6 +84,17 @@ const writable = {
     }),
   ),
   is_first_party: Type.Optional(Type.Boolean({ description: 'Whether the application is first party.' })),
+  organization_usage: Type.Optional(
+    Type.Unsafe<'deny' | 'allow' | 'require'>({ type: 'string', enum: ['deny', 'allow', 'require'], description: 'Whether users log in to an organization: deny (default), allow, or require.' }),
+  ),
+  organization_require_behavior: Type.Optional(
+    Type.Unsafe<'no_prompt' | 'pre_login_prompt' | 'post_login_prompt'>({
+      type: 'string',
+      enum: ['no_prompt', 'pre_login_prompt', 'post_login_prompt'],
+      description: 'With organization_usage require and no organization given: refuse (no_prompt, default), ask for its name before login, or choose among memberships after.',
+    }),
+  ),
+  initiate_login_uri: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https://[^\\s#]+$', description: 'Where a login starts from outside the application (invitation links go there); https.' })),
   oidc_conformant: Type.Optional(Type.Boolean({ description: 'Whether the application follows strict OIDC conformance.' })),
   sso_disabled: Type.Optional(Type.Boolean({ description: 'Disable single sign-on.' })),
   client_metadata: Type.Optional(metadataOf(Type.String({ maxLength: 255 }), 'Up to 10 string key/value pairs.')),

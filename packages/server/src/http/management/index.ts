@@ -11,6 +11,7 @@ import { promptsRenderingRoutes } from './prompts-rendering.js';
 import { resourceServersRoutes } from './resource-servers.js';
 import { rolesRoutes } from './roles.js';
 import { grantsRoutes } from './grants.js';
+import { organizationsRoutes } from './organizations.js';
 import { signingKeysRoutes } from './signing-keys.js';
 import { tenantSettingsRoutes } from './tenant-settings.js';
 import { attackProtectionRoutes } from './attack-protection.js';
@@ -36,6 +37,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       usersRoutes,
       rolesRoutes,
       grantsRoutes,
+      organizationsRoutes,
       tenantSettingsRoutes,
       attackProtectionRoutes,
       userBlocksRoutes,

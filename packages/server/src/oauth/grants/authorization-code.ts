@@ -3,6 +3,7 @@ import { revokeGrant } from '../grant-revocations.js';
 import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../errors.js';
 import { verifierMatches } from '../pkce.js';
 import type { Grant } from './grant.js';
+import type { TokenOrganization } from '../refresh-tokens.js';
 
 /** What `/authorize` stores behind a code (see authorize/issue.ts). */
 export interface AuthorizationCodeData {
@@ -15,6 +16,8 @@ export interface AuthorizationCodeData {
   code_challenge: string | null;
   auth_time: number;
   sid: string | null;
+  /** The organization the user logged in to (`/authorize?organization=`). */
+  organization?: TokenOrganization;
 }
 
 /**
@@ -61,6 +64,7 @@ export const authorizationCodeGrant: Grant = {
         nonce: code.nonce ?? undefined,
         authTime: code.auth_time,
         sid: code.sid ?? undefined,
+        organization: code.organization,
         grantId: artifact.family ?? '',
         certificateThumbprint: client.certificateThumbprint,
         idTokenSecret: client.secret,

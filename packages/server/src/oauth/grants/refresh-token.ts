@@ -58,6 +58,7 @@ export const refreshTokenGrant: Grant = {
       audience: token.audience ?? undefined,
       authTime: token.auth_time,
       sid: token.sid ?? undefined,
+      organization: token.organization,
       grantId: presented.family,
       refreshChain: presented,
       certificateThumbprint: client.certificateThumbprint,

@@ -52,6 +52,13 @@ export const templates = {
       ],
       { url: input.url, label: 'Choose a new password' },
     ),
+  organizationInvitation: (to: string, input: { url: string; application: string; inviter: string; organization: string }) =>
+    email(
+      to,
+      `You are invited to join ${input.organization}`,
+      [`${input.inviter} invited you to join ${input.organization} on ${input.application}.`, 'Use the link below to accept: you can log in, or sign up with this e-mail address.'],
+      { url: input.url, label: 'Accept the invitation' },
+    ),
   accountBlocked: (to: string, input: { url: string; ip: string }) =>
     email(
       to,

@@ -15,6 +15,7 @@ import { userMetadataIndexes } from './0012-user-metadata-indexes.js';
 import { userMetadataValues } from './0013-user-metadata-values.js';
 import { roles } from './0014-roles.js';
 import { userGrants } from './0015-user-grants.js';
+import { organizations } from './0016-organizations.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -34,6 +35,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0013-user-metadata-values': userMetadataValues(dialect),
     '0014-roles': roles,
     '0015-user-grants': userGrants,
+    '0016-organizations': organizations,
   };
 }
 

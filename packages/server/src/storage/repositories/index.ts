@@ -8,6 +8,7 @@ import { jobsRepository } from './jobs.js';
 import { logEventsRepository } from './log-events.js';
 import { logStreamsRepository } from './log-streams.js';
 import { logSearchRepository } from './log-search.js';
+import { organizationsRepository } from './organizations.js';
 import { promptCustomTextsRepository } from './prompt-custom-texts.js';
 import { renderingConfigsRepository } from './rendering-configs.js';
 import { rolesRepository } from './roles.js';
@@ -88,6 +89,8 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
     roles: rolesRepository(db),
     /** Users' consent to applications (`/api/v2/grants`); not announced (read at each authorization). */
     consents: consentsRepository(db),
+    /** Organizations, members, their roles, connections and invitations; not announced (read where used). */
+    organizations: organizationsRepository(db),
     /** The tenant log; its writes are not announced (nothing caches it). */
     logEvents: logEventsRepository(db),
     /** Log streams and their delivery state; not announced (every read of them goes to the database). */
