@@ -9,23 +9,13 @@ import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer 
 import { call, eventually, management, managementToken, requestToken, startOutageNode, type Answer, type OutageNode } from './support/outage.js';
 import { ownedPostgresUnsupported, startOwnedPostgres, startOwnedRedis, type OwnedPostgres, type OwnedRedis } from './support/owned-services.js';
 import { freePort } from './support/ports.js';
+import { sample } from './support/prometheus-text.js';
 import { DIALECTS, POSTGRES_URL, type DialectKind } from './support/services.js';
 
 /**
  * Issue 25 §4: the health checks (`/testall`, `/health/live`, `/health/ready`) and the Prometheus metrics on their
  * own listener (LATCHKEY_METRICS_PORT), off by default.
  */
-
-/** The value of one sample of the Prometheus text format whose labels include `labels`, or undefined. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]));
-    if (Object.entries(labels).every(([label, value]) => found[label] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
 
 /** The TCP ports a process listens on (Linux: its socket descriptors matched with the kernel's LISTEN sockets). */
 function listeningPorts(pid: number): number[] {

@@ -25,7 +25,9 @@ export type SignInResult =
   | 'unknown_connection'
   | 'wrong_code'
   | 'too_many_tries'
-  | 'signup_disabled';
+  | 'signup_disabled'
+  /** A federated login (OpenID Connect, OAuth 2.0, SAML) refused for another reason than a block: the provider's error, an answer that fails its checks, a user who cannot be linked. */
+  | 'federated_refused';
 
 /** Which attack-protection shield refused a request (the platform's attack-protection features). */
 export type AttackProtectionShield = 'brute_force' | 'suspicious_ip_throttling' | 'signup_throttling' | 'breached_password';
