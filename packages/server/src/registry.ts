@@ -11,7 +11,7 @@ import { signInEvents } from './oauth/sign-in-events.js';
 import { consents, type Consents } from './oauth/consent.js';
 import { organizationInvitations, type OrganizationInvitations } from './services/organization-invitations.js';
 import { eventNames } from './services/events/names.js';
-import { disabledEventRecorder, eventRecorder, type EventRecorder } from './services/events/recorder.js';
+import { disabledEventRecorder, eventRecorder, type EventRecorder, type EventRecorderDeps } from './services/events/recorder.js';
 import { logStreamDelivery, type LogStreamDeliveryOptions } from './services/log-streams/delivery.js';
 import { logStreamSecrets } from './services/log-streams/stream-secrets.js';
 import { logStreamsService, type LogStreams } from './services/log-streams/streams.js';
@@ -146,6 +146,8 @@ export interface RegistryOptions {
   logStreams?: LogStreamDeliveryOptions;
   /** The job runner's timings (tests shorten the poll and the lease, or start a node that runs no jobs). */
   jobs?: JobRunnerOptions;
+  /** The tenant log's buffer (tests make it tiny and slow to drain, to see a full buffer drop and count events). */
+  events?: Pick<EventRecorderDeps, 'capacity' | 'intervalMs'>;
 }
 
 
@@ -195,6 +197,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
           names: eventNames({ storage, tenantId, config: oauthConfig }),
           now,
           log,
+          ...options.events,
         })
       : disabledEventRecorder();
     const handleKey = secret.key('artifact-handle');
@@ -238,6 +241,14 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         ];
       },
     });
+    // The tenant log's buffer: a level that grows while the database is slow or down, and the events it lost.
+    metrics.addGauge({ name: 'latchkey_log_events_buffered', help: 'Tenant log events waiting in the buffer to be written.', collect: () => [{ value: events.stats().buffered }] });
+    metrics.addCounter({
+      name: 'latchkey_log_events_dropped_total',
+      help: 'Tenant log events lost: refused by a full buffer, or given up as unstorable.',
+      collect: () => events.stats().dropped,
+    });
+    metrics.addCounter({ name: 'latchkey_log_events_written_total', help: 'Tenant log events stored.', collect: () => events.stats().written });
     const poolUse = storage.dialect.poolUse;
     if (poolUse) {
       metrics.addGauge<'state'>({

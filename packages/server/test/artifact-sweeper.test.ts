@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactSweeper, SWEEP_RETENTION_SECONDS } from '../src/services/artifact-sweeper.js';
+import type { LogEvent } from '../src/services/events/event.js';
 import type { Storage } from '../src/storage/storage.js';
 import { testDatabase, type TestDatabase } from './support/databases.js';
 import { startTestServer } from './support/harness.js';
@@ -8,7 +9,10 @@ import { DIALECTS } from './support/services.js';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
-/** Expired artifacts are deleted in the background a day after they expired, in bounded batches, on both dialects. */
+/**
+ * Expired artifacts are deleted in the background a day after they expired, and tenant log events once their
+ * retention is over, in bounded batches, on both dialects.
+ */
 describe.each(DIALECTS)('sweeping expired artifacts (%s)', (dialect) => {
   let database: TestDatabase;
   let storage: Storage;
@@ -52,6 +56,23 @@ describe.each(DIALECTS)('sweeping expired artifacts (%s)', (dialect) => {
     expect((await storage.artifacts.get(tenants[1] as string, 'authorization_code', 'spent'))?.consumedAt).toBe(secondsFromNow(-30));
   });
 
+  it('deletes tenant log events once their retention is over (no extra day), in every tenant, batch by batch', async () => {
+    const store = (tenant: string, description: string, expiresInSeconds: number) =>
+      storage.transaction((repos) => repos.logEvents.insertBatch(tenant, [{ event: { date: secondsFromNow(-31 * 86_400), type: 's', description }, expiresAt: secondsFromNow(expiresInSeconds) }]));
+    const expired = Array.from({ length: 5 }, (_, n) => ({ tenant: tenants[n % 2] as string, description: `expired-${n}`, expiresIn: -60 * (n + 1) }));
+    for (const { tenant, description, expiresIn } of expired) await store(tenant, description, expiresIn);
+    await store(tenants[0] as string, 'expires-now', 0);
+    await store(tenants[1] as string, 'still-kept', 60);
+    const descriptions = async (tenant: string) => (await storage.logEvents.list<LogEvent>(tenant, { limit: 100, sort: 'asc' })).events.map((event) => event.description);
+
+    const sweeper = artifactSweeper({ storage, intervalSeconds: 0, now: () => now, log: silent, batch: 2 });
+    // The first test swept every artifact that was due: what goes now are the six log events.
+    expect(await sweeper.sweepNow()).toBe(6);
+    expect(await sweeper.sweepNow()).toBe(0);
+    expect(await descriptions(tenants[0] as string)).toEqual([]);
+    expect(await descriptions(tenants[1] as string)).toEqual(['still-kept']);
+  });
+
   it('sweeps on its timer until stopped', async () => {
     await put(tenants[0] as string, 'timer-1', -2 * SWEEP_RETENTION_SECONDS);
     const sweeper = artifactSweeper({ storage, intervalSeconds: 0.05, now: () => now, log: silent });
@@ -76,8 +97,12 @@ describe.each(DIALECTS)('sweeping expired artifacts (%s)', (dialect) => {
     }
     const on = await startTestServer({ dialect, listen: true, env: { LATCHKEY_SWEEP_SECONDS: '1' } });
     try {
-      await on.registry.storage.artifacts.insert(on.registry.tenantId, 'otp', row);
-      await waitFor(async () => (await on.registry.storage.artifacts.get(on.registry.tenantId, 'otp', row.id)) === undefined);
+      const { storage: stored, tenantId } = on.registry;
+      await stored.artifacts.insert(tenantId, 'otp', row);
+      // A tenant log event past its retention goes in the same sweeps.
+      await stored.transaction((repos) => repos.logEvents.insertBatch(tenantId, [{ event: { date: stale, type: 's', description: 'past retention' }, expiresAt: stale }]));
+      await waitFor(async () => (await stored.artifacts.get(tenantId, 'otp', row.id)) === undefined);
+      await waitFor(async () => (await stored.logEvents.list<LogEvent>(tenantId, { limit: 100 })).events.every((event) => event.description !== 'past retention'));
       // Still serving meanwhile.
       expect((await fetch(`${on.url}/.well-known/openid-configuration`)).status).toBe(200);
     } finally {

@@ -86,6 +86,17 @@ describe('loadConfig', () => {
     for (const bad of ['-1', '1.5', 'hourly', '86401']) expect(configError({ LATCHKEY_SWEEP_SECONDS: bad }).variable).toBe('LATCHKEY_SWEEP_SECONDS');
   });
 
+  it('keeps tenant log events 30 days unless LATCHKEY_LOG_RETENTION_DAYS says otherwise, in whole days from 1 to 3650', () => {
+    expect(loadConfig({}).logRetentionDays).toBe(30);
+    expect(loadConfig({ LATCHKEY_LOG_RETENTION_DAYS: '1' }).logRetentionDays).toBe(1);
+    expect(loadConfig({ LATCHKEY_LOG_RETENTION_DAYS: '3650' }).logRetentionDays).toBe(3650);
+    for (const bad of ['0', '-1', '1.5', '3651', '30d', 'forever']) {
+      const error = configError({ LATCHKEY_LOG_RETENTION_DAYS: bad });
+      expect(error.variable).toBe('LATCHKEY_LOG_RETENTION_DAYS');
+      expect(error.message).toContain('1-3650');
+    }
+  });
+
   it('records the tenant log unless LATCHKEY_TENANT_LOG is off, and names the variable when it is neither on nor off', () => {
     expect(loadConfig({}).tenantLog).toBe(true);
     expect(loadConfig({ LATCHKEY_TENANT_LOG: 'on' }).tenantLog).toBe(true);

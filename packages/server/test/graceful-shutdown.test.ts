@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,8 @@ import { freePort } from './support/ports.js';
 import { startServeProcess, type Running } from './support/processes.js';
 
 /**
- * Issue 25 §4: SIGTERM stops accepting, answers every request already accepted, closes the registry and exits 0.
+ * Issue 25 §4: SIGTERM stops accepting, answers every request already accepted, writes the tenant log's buffered
+ * events, closes the registry and exits 0.
  * A real `latchkey serve` on one CPU, with password logins in flight (argon2id, one at a time for one account and
  * address: services/database-login.ts) when the signal arrives.
  */
@@ -141,5 +143,18 @@ describe('SIGTERM with requests in flight', () => {
     expect(server.output()).toContain('Latchkey stopped');
     // Connections of answered requests were closed with their answers, not left to the 30 s keep-alive timeout.
     expect(at - Math.max(...outcomes.map((outcome) => outcome.at))).toBeLessThan(5000);
+
+    // Nothing acknowledged is lost from the tenant log either: the logins answered after the signal recorded their
+    // events while the node was shutting down, and the shutdown wrote the buffer before closing the database.
+    // Read from the file the process left, with the process gone.
+    expect(server.output()).not.toContain('are lost');
+    const db = new BetterSqlite3(join(dir, 'latchkey.db'), { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.prepare("select data from log_events where type = 'sepft' and client_id = ? order by log_id").all(client.id) as { data: string }[];
+      expect(rows).toHaveLength(outcomes.length);
+      for (const row of rows) expect(JSON.parse(row.data)).toMatchObject({ type: 'sepft', client_id: client.id, connection, user_name: 'draining@example.com' });
+    } finally {
+      db.close();
+    }
   }, 60_000);
 });

@@ -5,27 +5,17 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load.js';
 import { randomId } from '../src/crypto/random.js';
-import { startTestServer, type TestServer } from './support/harness.js';
+import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET, startTestServer, type TestServer } from './support/harness.js';
 import { call, eventually, management, managementToken, requestToken, startOutageNode, type Answer, type OutageNode } from './support/outage.js';
 import { ownedPostgresUnsupported, startOwnedPostgres, startOwnedRedis, type OwnedPostgres, type OwnedRedis } from './support/owned-services.js';
 import { freePort } from './support/ports.js';
+import { sample } from './support/prometheus-text.js';
 import { DIALECTS, POSTGRES_URL, type DialectKind } from './support/services.js';
 
 /**
  * Issue 25 §4: the health checks (`/testall`, `/health/live`, `/health/ready`) and the Prometheus metrics on their
  * own listener (LATCHKEY_METRICS_PORT), off by default.
  */
-
-/** The value of one sample of the Prometheus text format whose labels include `labels`, or undefined. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((pair) => [pair[1], pair[2]]));
-    if (Object.entries(labels).every(([label, value]) => found[label] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
 
 /** The TCP ports a process listens on (Linux: its socket descriptors matched with the kernel's LISTEN sockets). */
 function listeningPorts(pid: number): number[] {
@@ -243,6 +233,20 @@ describe.each(DIALECTS)('Prometheus metrics on their own listener (%s)', (dialec
     expect(sample(text, 'latchkey_password_hashes', { state: 'waiting' })).toBe(0);
     expect(sample(text, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
+    // The tenant log's buffer: every event the flows above recorded is stored and counted, none lost.
+    let stored: number | undefined;
+    let counted: string | undefined;
+    await eventually(async () => {
+      const logs = await management(node, token, 'GET', '/logs?include_totals=true&per_page=1');
+      stored = Number(logs.json.total);
+      counted = (await scrape()).text;
+      return sample(counted, 'latchkey_log_events_buffered') === 0 && sample(counted, 'latchkey_log_events_written_total') === stored;
+    });
+    expect(stored).toBeGreaterThanOrEqual(8);
+    expect(sample(counted ?? '', 'latchkey_log_events_dropped_total')).toBe(0);
+    expect(counted).toContain('# TYPE latchkey_log_events_dropped_total counter');
+    expect(counted).toContain('# TYPE latchkey_log_events_written_total counter');
+    expect(counted).toContain('# TYPE latchkey_log_events_buffered gauge');
     if (dialect === 'postgres') {
       expect(sample(text, 'latchkey_database_pool_connections', { state: 'total' })).toBeGreaterThan(0);
       expect(sample(text, 'latchkey_database_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0);
@@ -258,6 +262,43 @@ describe.each(DIALECTS)('Prometheus metrics on their own listener (%s)', (dialec
     const publicAnswer = await call(node, '/metrics');
     expect(publicAnswer.status).toBe(404);
     expect(publicAnswer.text).not.toContain('latchkey_');
+  });
+});
+
+describe('the tenant log buffer in the metrics', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    // A buffer of two events whose writer waits a minute unless flushed: the third event finds it full.
+    server = await startTestServer({ dialect: 'sqlite', events: { capacity: 2, intervalMs: 60_000 } });
+  });
+  afterAll(async () => server?.close());
+
+  it('counts what a full buffer drops, what waits in it and what is written', async () => {
+    const scrape = async () => (await server.registry.metrics.scrape()).text;
+    const exchange = () =>
+      server.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'client_credentials', client_id: ADMIN_CLIENT_ID, client_secret: ADMIN_CLIENT_SECRET, audience: server.audience } });
+    await server.registry.events.flush();
+    const before = await scrape();
+    const written = sample(before, 'latchkey_log_events_written_total') ?? Number.NaN;
+    expect(sample(before, 'latchkey_log_events_buffered')).toBe(0);
+    expect(sample(before, 'latchkey_log_events_dropped_total')).toBe(0);
+
+    // Three exchanges, each recording `seccft`: two are buffered, the third is dropped; all three are answered.
+    for (let i = 0; i < 3; i += 1) expect((await exchange()).statusCode).toBe(200);
+    const full = await scrape();
+    expect(sample(full, 'latchkey_log_events_buffered')).toBe(2);
+    expect(sample(full, 'latchkey_log_events_dropped_total')).toBe(1);
+    expect(sample(full, 'latchkey_log_events_written_total')).toBe(written);
+
+    await server.registry.events.flush();
+    const drained = await scrape();
+    expect(sample(drained, 'latchkey_log_events_buffered')).toBe(0);
+    expect(sample(drained, 'latchkey_log_events_dropped_total')).toBe(1);
+    expect(sample(drained, 'latchkey_log_events_written_total')).toBe(written + 2);
+    // The log holds the two exchanges that were buffered, and nothing of the dropped one.
+    const { events } = await server.registry.storage.logEvents.list(server.registry.tenantId, { limit: 100 });
+    expect(events.filter((event) => event.type === 'seccft')).toHaveLength(2);
   });
 });
 

@@ -10,6 +10,7 @@ import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { signInAtOidcProvider, startOidcProvider, UPSTREAM_SECRET } from './support/oidc-provider.js';
 import { freePort } from './support/ports.js';
+import { sample } from './support/prometheus-text.js';
 import { authnRequestOf, upstreamSamlIdp } from './support/saml-upstream-idp.js';
 import { DIALECTS } from './support/services.js';
 
@@ -258,6 +259,74 @@ describe.each(DIALECTS)('tenant log events of sign-ins and token exchanges, over
       { connection: SAML_CONNECTION, strategy: 'samlp', strategy_type: 'enterprise', user_name: 'carol@corp.example', details: { path: 'upstream-saml' } },
       { connection: SAML_CONNECTION, strategy: 'samlp', user_name: 'dave@corp.example', client_id: fx.web.clientId, details: { path: 'idp-initiated-saml' } },
     ]);
+  });
+
+  it('a refused federated sign-in is a failed login `f` with its connection and application, and a refused sign-in in the metrics', async () => {
+    const authorizeAt = (connection: string) =>
+      `/authorize?${new URLSearchParams({ client_id: fx.web.clientId, response_type: 'code', redirect_uri: fx.web.callback, scope: 'openid email', state: 'st', connection })}`;
+    const refusedToApp = (landed: Response) => {
+      expect(landed.status).toBe(302);
+      expect(new URL(landed.headers.get('location') ?? 'about:blank').searchParams.get('error')).toBe('access_denied');
+    };
+    /** Signs in at the OpenID Connect provider as `login` and lands back here: Latchkey's answer. */
+    const oidcLogin = async (login: string) => {
+      const browser = new CookieClient(server.url);
+      const callback = await signInAtOidcProvider((await browser.get(authorizeAt(OIDC_CONNECTION), AGENT)).headers.get('location') ?? '', login);
+      keep(new URL(callback).searchParams.get('code'));
+      return browser.get(callback, AGENT);
+    };
+    // A federated user who signed in once, then was blocked.
+    const [first] = await eventsOf(async () => {
+      const landed = await oidcLogin(`blocked-${dialect}`);
+      expect(landed.status).toBe(302);
+      keep(new URL(landed.headers.get('location') ?? '').searchParams.get('code'));
+    });
+    expect((await api('PATCH', `/users/${encodeURIComponent(String(first?.user_id))}`, { blocked: true })).status).toBe(200);
+    const counted = async () => (await server.registry.metrics.scrape()).text;
+    const signIns = (text: string, result: string, connection: string) => sample(text, 'latchkey_sign_ins_total', { result, connection }) ?? 0;
+    const before = await counted();
+
+    const events = await eventsOf(async () => {
+      // The provider answers an error.
+      const oidc = new CookieClient(server.url);
+      const state = new URL((await oidc.get(authorizeAt(OIDC_CONNECTION), AGENT)).headers.get('location') ?? '').searchParams.get('state') ?? '';
+      refusedToApp(await oidc.get(`/login/callback?${new URLSearchParams({ state, error: 'access_denied', error_description: 'The user said no' })}`, AGENT));
+      // The provider vouches for a user Latchkey has blocked.
+      refusedToApp(await oidcLogin(`blocked-${dialect}`));
+      // A signed SAML response that answers another request than this login's.
+      const sp = new CookieClient(server.url);
+      const { relayState } = authnRequestOf((await sp.get(authorizeAt(SAML_CONNECTION), AGENT)).headers.get('location') ?? '');
+      const misdirected = await saml.respond('mallory@corp.example', '_not-this-login');
+      keep(misdirected);
+      refusedToApp(await sp.postForm(`/login/callback?connection=${SAML_CONNECTION}`, { SAMLResponse: misdirected, RelayState: relayState }, AGENT));
+      // Identity-provider-initiated: an unsolicited response that claims to answer a request, and one to no connection.
+      const claiming = await saml.respond('mallory@corp.example', '_someone-elses-request');
+      keep(claiming);
+      expect((await new CookieClient(server.url).postForm(`/login/callback?connection=${SAML_CONNECTION}`, { SAMLResponse: claiming, _resubmitted: '1' }, AGENT)).status).toBe(400);
+      expect((await new CookieClient(server.url).postForm('/login/callback?connection=no-such-saml', { SAMLResponse: claiming, _resubmitted: '1' }, AGENT)).status).toBe(400);
+    });
+    expect(types(events)).toEqual(['f', 'f', 'f', 'f', 'f']);
+    const origin = { client_id: fx.web.clientId, client_name: expect.stringMatching(/^Web /), ip: '127.0.0.1', user_agent: UA, hostname: 'localhost' };
+    const oidc = { ...origin, connection: OIDC_CONNECTION, connection_id: expect.stringMatching(/^con_/), strategy: 'oidc', strategy_type: 'enterprise' };
+    const samlp = { ...origin, connection: SAML_CONNECTION, strategy: 'samlp', strategy_type: 'enterprise' };
+    expect(events).toMatchObject([
+      { ...oidc, description: 'The identity provider answered access_denied: The user said no.', details: { error: 'access_denied', path: 'upstream-oauth' } },
+      { ...oidc, description: 'user is blocked', details: { error: 'access_denied', path: 'upstream-oauth', failure: 'blocked' } },
+      { ...samlp, description: expect.stringContaining('InResponseTo'), details: { error: 'access_denied', path: 'upstream-saml' } },
+      { ...samlp, description: expect.stringContaining('InResponseTo'), details: { error: 'access_denied', path: 'idp-initiated-saml' } },
+      { ip: '127.0.0.1', user_agent: UA, description: "There is no SAML connection named 'no-such-saml'.", details: { error: 'invalid_request', path: 'idp-initiated-saml' } },
+    ]);
+    // A connection the request names that does not exist is not recorded as one (nor as a metric label).
+    expect(events[4]?.connection).toBeUndefined();
+    expect(events[4]?.client_id).toBeUndefined();
+    for (const event of events) expect(LOG_EVENT_TYPES[event.type].category).toBe('auth.login.fail');
+
+    const after = await counted();
+    expect(signIns(after, 'federated_refused', OIDC_CONNECTION) - signIns(before, 'federated_refused', OIDC_CONNECTION)).toBe(1);
+    expect(signIns(after, 'blocked', OIDC_CONNECTION) - signIns(before, 'blocked', OIDC_CONNECTION)).toBe(1);
+    expect(signIns(after, 'federated_refused', SAML_CONNECTION) - signIns(before, 'federated_refused', SAML_CONNECTION)).toBe(2);
+    expect(signIns(after, 'federated_refused', '(unknown)') - signIns(before, 'federated_refused', '(unknown)')).toBe(1);
+    expect(after).not.toContain('no-such-saml');
   });
 
   it('a refused login is recorded where it is decided: `fu`, `fp`, `f`, then `limit_wc`; once per refusal', async () => {

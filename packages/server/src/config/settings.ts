@@ -170,7 +170,7 @@ export const SETTINGS = [
   {
     env: 'LATCHKEY_METRICS_PORT',
     meaning:
-      'TCP port of a separate listener serving Prometheus metrics at `GET /metrics` (requests, latencies, sign-ins, tokens, refusals, the password-hash queue, the database pool, event-loop lag). Unset, nothing listens: the metrics are never public by accident. See Operations.',
+      'TCP port of a separate listener serving Prometheus metrics at `GET /metrics` (requests, latencies, sign-ins, tokens, refusals, the password-hash queue, the database pool, the tenant log buffer and its drops, log stream lag, event-loop lag). Unset, nothing listens: the metrics are never public by accident. See Operations.',
     parse: port,
   },
   {

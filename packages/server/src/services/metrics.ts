@@ -25,7 +25,9 @@ export type SignInResult =
   | 'unknown_connection'
   | 'wrong_code'
   | 'too_many_tries'
-  | 'signup_disabled';
+  | 'signup_disabled'
+  /** A federated login (OpenID Connect, OAuth 2.0, SAML) refused for another reason than a block: the provider's error, an answer that fails its checks, a user who cannot be linked. */
+  | 'federated_refused';
 
 /** Which attack-protection shield refused a request (the platform's attack-protection features). */
 export type AttackProtectionShield = 'brute_force' | 'suspicious_ip_throttling' | 'signup_throttling' | 'breached_password';
@@ -44,6 +46,14 @@ export interface GaugeDefinition<Label extends string> {
   help: string;
   labelNames?: readonly Label[];
   collect(): readonly { labels?: Partial<Record<Label, string>>; value: number }[] | Promise<readonly { labels?: Partial<Record<Label, string>>; value: number }[]>;
+}
+
+/** A total read when Prometheus scrapes (unlabelled): `collect` answers its current value. */
+export interface CounterDefinition {
+  /** `latchkey_…_total`. */
+  name: string;
+  help: string;
+  collect(): number;
 }
 
 export interface Metrics {
@@ -65,9 +75,15 @@ export interface Metrics {
    *   metrics.addGauge({ name: 'latchkey_log_events_buffered', help: 'Log events waiting to be written.',
    *     collect: () => [{ value: events.buffered }] });
    *
-   * Monotonic totals kept elsewhere (events dropped) are best exposed the same way, with a `_total` name.
+   * A monotonic total kept elsewhere (events dropped) goes through `addCounter` instead, typed as a counter.
    */
   addGauge<Label extends string = never>(definition: GaugeDefinition<Label>): void;
+  /**
+   * Adds a counter read on each scrape: a total that a part of the server keeps itself and that only grows while
+   * the process runs (the tenant log's events dropped). Typed `counter`, so that `rate()` and `increase()` treat a
+   * restart as the reset it is; `name` ends in `_total`.
+   */
+  addCounter(definition: CounterDefinition): void;
   /** The text format Prometheus scrapes, and its content type. */
   scrape(): Promise<{ contentType: string; text: string }>;
 }
@@ -140,6 +156,18 @@ export function createMetrics(options: { processMetrics: boolean }): Metrics {
             if (labels) this.set(labels as Partial<Record<Label, string>>, value);
             else this.set(value);
           }
+        },
+      });
+    },
+    addCounter(definition: CounterDefinition) {
+      new Counter({
+        name: definition.name,
+        help: definition.help,
+        registers,
+        // prom-client counters only grow by `inc`: the series is set to the kept total on each scrape.
+        collect() {
+          this.reset();
+          this.inc(definition.collect());
         },
       });
     },

@@ -47,6 +47,8 @@ export interface TestServerOptions {
   logStreams?: RegistryOptions['logStreams'];
   /** The job runner's timings, or `{ enabled: false }` for a node that runs no jobs. */
   jobs?: RegistryOptions['jobs'];
+  /** The tenant log's buffer size and write interval (a tiny buffer fills, to see drops counted). */
+  events?: RegistryOptions['events'];
 }
 
 /** A per-suite database: a temporary SQLite file, or a fresh PostgreSQL schema dropped on close. */
@@ -103,6 +105,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.logStreams ? { logStreams: options.logStreams } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),
+    ...(options.events ? { events: options.events } : {}),
   });
   const app = await buildApp(registry, options.https ? { https: options.https } : {});
   let url = config.issuer;

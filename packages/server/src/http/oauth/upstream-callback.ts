@@ -10,6 +10,7 @@ import { sessionHandle, transactionHandle } from '../login/cookies.js';
 import { sendErrorPage } from '../login/pages.js';
 import { authorizeDeps, finishLogin, openTransaction, refuseLogin } from '../login/transaction-context.js';
 import { sendOutcome } from './authorize.js';
+import { recordFederatedRefusal } from './federated-refusal.js';
 import { requestOrigin } from '../request-origin.js';
 
 const field = (description: string, maxLength = 8192) => Type.Optional(Type.String({ maxLength, description }));
@@ -82,6 +83,12 @@ export function upstreamCallbackRoutes(registry: Registry): FastifyPluginAsyncTy
       return await finishLogin(registry, request, reply, open, { ...user, path: samlResponse !== undefined ? 'upstream-saml' : 'upstream-oauth' });
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
+      recordFederatedRefusal(registry, request, {
+        path: samlResponse !== undefined ? 'upstream-saml' : 'upstream-oauth',
+        error,
+        connection: open.transaction.upstream?.connection,
+        clientId: open.client.clientId,
+      });
       return refuseLogin(registry, reply, open, error);
     }
   }
@@ -93,8 +100,10 @@ export function upstreamCallbackRoutes(registry: Registry): FastifyPluginAsyncTy
     try {
       signedIn = await registry.upstream.idpInitiatedSaml(connection, samlResponse, request.ip);
     } catch (error) {
-      if (error instanceof OAuthError) return sendErrorPage(registry, reply, 400, error.error, error.description);
-      throw error;
+      if (!(error instanceof OAuthError)) throw error;
+      const target = await registry.upstream.idpInitiatedTarget(connection);
+      recordFederatedRefusal(registry, request, { path: 'idp-initiated-saml', error, connection: target?.connection, clientId: target?.clientId });
+      return sendErrorPage(registry, reply, 400, error.error, error.description);
     }
     const outcome = await authorizeAuthenticated(signedIn.authorize, { sessionHandle: sessionHandle(request), origin: requestOrigin(request) }, deps, 'idp-initiated-saml', async () => signedIn.user);
     return sendOutcome(registry, reply, outcome, signedIn.authorize);

@@ -25,6 +25,16 @@ const SIGN_IN_REFUSALS = {
   email_taken: 'Another user of this connection has the same e-mail address.',
 } as const;
 
+/**
+ * A user the provider vouched for whom Latchkey still refuses (blocked, no id, an e-mail another user has). The
+ * application gets `access_denied` as for any refusal; `reason` lets the tenant log and the metrics say which.
+ */
+export class FederatedUserRefused extends AccessDenied {
+  constructor(readonly reason: keyof typeof SIGN_IN_REFUSALS) {
+    super(SIGN_IN_REFUSALS[reason]);
+  }
+}
+
 /** Who signed in at the provider, as a session records it. */
 export interface FederatedLogin {
   userId: string;
@@ -85,7 +95,7 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
       throw error;
     }
     const outcome = await deps.users.signIn(connection, claims, {}, ip);
-    if (!outcome.ok) throw new AccessDenied(SIGN_IN_REFUSALS[outcome.reason]);
+    if (!outcome.ok) throw new FederatedUserRefused(outcome.reason);
     return { userId: outcome.userId, connection: connection.name, amr: ['fed'] };
   }
 
@@ -147,6 +157,18 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
       return { user, authorize: { response_type: 'code', ...query, client_id: idp.clientId, connection: connectionName } };
     },
 
+    /**
+     * Whom an identity-provider-initiated response was for, as its connection says: the SAML connection's name and
+     * its default application, when it names one. Undefined when there is no such SAML connection. A refused
+     * response is logged with them (the refusal itself does not say how far the checks got).
+     */
+    async idpInitiatedTarget(connectionName: string): Promise<{ connection: string; clientId?: string } | undefined> {
+      const record = await deps.storage.connections.findOne(deps.tenantId, { name: connectionName });
+      if (!record || record.data.strategy !== 'samlp') return undefined;
+      const clientId = samlSettings(record.data, deps.allowHttp).settings?.idpInitiated.clientId;
+      return clientId === undefined ? { connection: record.data.name } : { connection: record.data.name, clientId };
+    },
+
     /** The service-provider metadata of a SAML connection. */
     async samlMetadata(connectionName: string): Promise<string> {
       const connection = await samlConnection(connectionName);
@@ -189,7 +211,7 @@ export function upstreamLogin(deps: UpstreamLoginDeps) {
         throw error;
       }
       const outcome = await deps.users.signIn(connection, claims, settings.mapping, ip);
-      if (!outcome.ok) throw new AccessDenied(SIGN_IN_REFUSALS[outcome.reason]);
+      if (!outcome.ok) throw new FederatedUserRefused(outcome.reason);
       return { userId: outcome.userId, connection: connection.name, amr: ['fed'] };
     },
   };

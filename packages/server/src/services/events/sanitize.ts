@@ -25,7 +25,8 @@ const TEXT_FIELDS: Readonly<Record<Exclude<keyof Draft, 'details'>, number>> = {
 /**
  * Keys of `details` whose values are secrets wherever they appear (a request's password, a code, a token, a
  * ticket...): their values are replaced, so that a producer passing more than it should still stores no secret.
- * Producers pass none in the first place (test/log-events-secrets.test.ts checks the stored events).
+ * Producers pass none in the first place: test/log-events.test.ts and test/log-events-management.test.ts check
+ * that no secret their flows carried is in any stored event, test/log-event-recorder.test.ts this redaction.
  */
 const SECRET_KEYS = new Set([
   'password',
