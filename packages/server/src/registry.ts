@@ -10,6 +10,7 @@ import { signInPipeline } from './oauth/sign-in-pipeline.js';
 import { signInEvents } from './oauth/sign-in-events.js';
 import { consents, type Consents } from './oauth/consent.js';
 import { organizationInvitations, type OrganizationInvitations } from './services/organization-invitations.js';
+import { organizationLogin, type OrganizationLogin } from './oauth/organization-login.js';
 import { eventNames } from './services/events/names.js';
 import { disabledEventRecorder, eventRecorder, type EventRecorder, type EventRecorderDeps } from './services/events/recorder.js';
 import { logStreamDelivery, type LogStreamDeliveryOptions } from './services/log-streams/delivery.js';
@@ -83,6 +84,8 @@ export interface Registry {
   consents: Consents;
   /** Invitations to organizations: created by the Management API, redeemed by a login. */
   invitations: OrganizationInvitations;
+  /** Logins to organizations: which connections, who may join, and the organization prompts. */
+  organizations: OrganizationLogin;
   transactions: LoginTransactions;
   /** Cross-origin login: tickets from /co/authenticate that /authorize redeems. */
   loginTickets: LoginTickets;
@@ -218,6 +221,9 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     sweeper.start();
     const signIn = signInPipeline({ storage, tenantId });
     const consent = consents({ storage, tenantId, config: oauthConfig, issuer: config.issuer, now });
+    const invitations = organizationInvitations({ storage, tenantId, now, ticketKey: secret.key('organization-invitation'), notifier });
+    const organizations = organizationLogin({ storage, tenantId, invitations, now });
+    signIn.use('organization-membership', organizations.membershipStage);
     signIn.use('consent', async (attempt) => {
       if (attempt.authorization && attempt.decisions) {
         const need = await consent.needed(attempt.authorization.request, attempt.authorization.client, attempt.userId);
@@ -316,7 +322,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       },
       sessions: sessionsService({ storage, tenantId, handleKey, now, lifetimes: sessionLifetimes }),
       consents: consent,
-      invitations: organizationInvitations({ storage, tenantId, now, ticketKey: secret.key('organization-invitation'), notifier }),
+      invitations,
+      organizations,
       transactions,
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
       upstream: upstreamLogin({

@@ -82,6 +82,9 @@ const PLATFORM_KEYS: Record<Screen, string> = {
   'logout-complete': '',
   'logout-aborted': '',
   consent: 'pageTitle title pickerTitle messageMultipleTenants messageSingleTenant acceptButtonText declineButtonText logoAltText',
+  'organization-selection': 'pageTitle title description placeholder buttonText logoAltText invalid-organization',
+  'organization-picker': 'pageTitle title description logoAltText',
+  'accept-invitation': 'pageTitle title description buttonText logoAltText',
   error: '',
 };
 
@@ -109,6 +112,9 @@ const LATCHKEY_KEYS: Record<Screen, string> = {
   'logout-complete': 'pageTitle title description logoAltText',
   'logout-aborted': 'pageTitle title description logoAltText',
   consent: '',
+  'organization-selection': '',
+  'organization-picker': 'no-organizations',
+  'accept-invitation': '',
   error: 'pageTitle title description logoAltText errorCodeLabel invalid-state',
 };
 

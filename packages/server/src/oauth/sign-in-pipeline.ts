@@ -15,7 +15,9 @@ import { AccessDenied, BlockedUser, type OAuthError } from './errors.js';
  * - `account-checks`: the account may sign in (it exists and is not blocked). Brute-force protection and
  *   breached-password detection are part of verifying a password (they need the password and are serialised
  *   with it), so they run before the pipeline, in services/database-login.ts.
- * - `multi-factor`, `post-login-actions`, `organization-membership`: pass through until the issues that fill them land.
+ * - `multi-factor`, `post-login-actions`: pass through until the issues that fill them land.
+ * - `organization-membership`: a login to an organization needs a member, or makes one (oauth/organization-login.ts);
+ *   a client whose users choose their organization after logging in decides so here (`decisions.pickOrganization`).
  * - `consent`: a browser sign-in answering an authorization request finds out whether the user must first consent
  *   to what the application asks (oauth/consent.ts); it refuses nothing, it decides (`decisions.consent`), and the
  *   path's `session-and-tokens` stage then starts the session without a code and shows the consent screen.
@@ -111,6 +113,8 @@ export interface SignInAttempt {
 export interface SignInDecisions {
   /** The consent to ask for before the application is answered. */
   consent?: ConsentNeed;
+  /** The user chooses among their organizations before the application is answered. */
+  pickOrganization?: boolean;
 }
 
 /** A check of one stage: resolves to a refusal to turn the sign-in down, or to nothing to let it go on. */

@@ -6,11 +6,11 @@ import { setTransactionCookie } from './cookies.js';
 import { screenUrl } from './screens.js';
 
 /**
- * Sends where an authorization goes next: the answer to the application, or, when the user must consent first, the
- * consent screen (with the cookie that binds its transaction to this browser).
+ * Sends where an authorization goes next: the answer to the application, or, when the user must choose their
+ * organization or consent first, that screen (with the cookie that binds its transaction to this browser).
  */
 export function sendAuthorizationStep(registry: Registry, reply: FastifyReply, step: AuthorizationStep): FastifyReply {
-  if (step.kind !== 'consent') return sendAnswer(reply, step);
+  if (step.kind !== 'screen') return sendAnswer(reply, step);
   setTransactionCookie(registry, reply, step.transaction.publicId, step.handle);
-  return reply.header('cache-control', 'no-store').redirect(screenUrl('consent', step.transaction), 302);
+  return reply.header('cache-control', 'no-store').redirect(screenUrl(step.screen, step.transaction), 302);
 }

@@ -44,6 +44,7 @@ export const PAGE_ERRORS = {
     when: "`password_no_personal_info` is on and the password contains the user's name, username or e-mail",
   },
   'password-mismatch': { screens: ['reset-password'], when: 'the password and its confirmation differ' },
+  'invalid-organization': { screens: ['organization-selection'], when: 'no organization has the name entered' },
   'auth0-users-expired-ticket': { screens: ['reset-password-error'], when: 'the reset link is unknown, expired or was used already' },
 } as const satisfies Record<string, PageErrorEntry>;
 

@@ -14,7 +14,7 @@ import { connectionContext } from './connection-context.js';
 import { PROMPT_OF, USERNAME_RULE, type HostedScreen } from './screens.js';
 
 /** The rendering configuration of a screen, when the tenant may use advanced customizations and its filters match. */
-async function renderingConfigFor(registry: Registry, document: TenantDocument | undefined, screen: HostedScreen, client: CachedClient | undefined) {
+async function renderingConfigFor(registry: Registry, document: TenantDocument | undefined, screen: HostedScreen, client: CachedClient | undefined, organization: PageModel['organization']) {
   const settings = document?.settings;
   if (!settings || advancedCustomizationsRefusal(settings)) return undefined;
   const prompt = PROMPT_OF[screen];
@@ -26,6 +26,7 @@ async function renderingConfigFor(registry: Registry, document: TenantDocument |
     clientId: client?.clientId ?? '',
     clientMetadata: client?.data.client_metadata ?? {},
     domain: new URL(registry.issuer).hostname,
+    ...(organization ? { organizationId: organization.id, organizationMetadata: organization.metadata ?? {} } : {}),
   });
 }
 
@@ -53,6 +54,25 @@ export interface ScreenInput {
   userName?: string;
   /** The scopes the consent screen asks for. */
   scopes?: PageModel['scopes'];
+  /** The organizations the picker offers. */
+  organizations?: PageModel['organizations'];
+  /** More values for the texts' placeholders (`${inviterName}`). */
+  textValues?: Record<string, string>;
+}
+
+/** The organization a transaction's login is for, as the screens show it. */
+async function organizationOf(registry: Registry, client: CachedClient | undefined, request: LoginTransaction['request'] | undefined): Promise<PageModel['organization']> {
+  if (!request?.organization || !client) return undefined;
+  const found = await registry.storage.organizations.get(registry.tenantId, request.organization);
+  if (!found) return undefined;
+  return {
+    id: found.id,
+    name: found.name,
+    usage: client.data.organization_usage ?? 'deny',
+    ...(found.displayName !== null ? { display_name: found.displayName } : {}),
+    ...(found.branding !== null ? { branding: found.branding as NonNullable<PageModel['organization']>['branding'] } : {}),
+    ...(found.metadata !== null ? { metadata: found.metadata } : {}),
+  };
 }
 
 /** The screen's texts in the page's language: the built-in ones with the tenant's custom text on top, filled in. */
@@ -67,7 +87,8 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
   const document = await registry.oauthConfig.tenantDocument();
   const settings = document?.settings;
   const request = input.transaction?.request;
-  const renderingConfig = await renderingConfigFor(registry, document, input.screen, input.client);
+  const organization = await organizationOf(registry, input.client, request);
+  const renderingConfig = await renderingConfigFor(registry, document, input.screen, input.client, organization);
   const cspNonce = randomBytes(16).toString('base64');
   const authorizationParams: Record<string, string> = {
     ...(request?.loginHint ? { login_hint: request.loginHint } : {}),
@@ -82,7 +103,9 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
   const values = input.values ?? {};
   const texts = await textsOf(registry, input.screen, locale, {
     clientName,
-    companyName: settings?.friendly_name ?? registry.tenantId,
+    // In a login to an organization, the organization is the company the texts name.
+    companyName: organization?.display_name ?? organization?.name ?? settings?.friendly_name ?? registry.tenantId,
+    ...input.textValues,
     email: input.screenData?.email ?? values.email ?? '',
     username: input.screenData?.username ?? values.username ?? '',
     userName: input.userName ?? input.screenData?.username ?? values.username ?? '',
@@ -130,6 +153,8 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     ...(input.passwordPolicy ? { passwordPolicy: input.passwordPolicy } : {}),
     ...(input.userName ? { userName: input.userName } : {}),
     ...(input.scopes ? { scopes: input.scopes } : {}),
+    ...(organization ? { organization } : {}),
+    ...(input.organizations ? { organizations: input.organizations } : {}),
     ...(renderingConfig ? { renderingConfig } : {}),
     ...(pageTemplate ? { pageTemplate } : {}),
   };

@@ -8,7 +8,7 @@ import { sendScreen, type ScreenInput } from './pages.js';
 import type { PageErrorCode } from './page-errors.js';
 import { screenUrl } from './screens.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
-import { finishLogin, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { finishLogin, openScreenPost, openTransaction, type OpenTransaction, usableConnections } from './transaction-context.js';
 
 type ChallengeScreen = 'login-passwordless-email-code' | 'login-passwordless-sms-otp';
 
@@ -42,8 +42,9 @@ const challengeOf = (connection: Pick<ConnectionData, 'strategy'>): ChallengeScr
 export async function passwordlessConnection(registry: Registry, open: OpenTransaction): Promise<ConnectionData | undefined> {
   const service = registry.userGrants.passwordless;
   const named = open.transaction.request.connection;
-  if (named !== undefined) return service.connectionFor(open.client.clientId, named);
-  return service.firstConnectionFor(open.client.clientId);
+  const found = named !== undefined ? await service.connectionFor(open.client.clientId, named) : await service.firstConnectionFor(open.client.clientId);
+  // In a login to an organization, only a connection of the organization's.
+  return found && (await usableConnections(registry, open.transaction, [found]))[0];
 }
 
 /** Sends a one-time code to `address` and moves the transaction to the screen that takes it. */

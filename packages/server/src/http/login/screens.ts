@@ -16,6 +16,9 @@ export const TRANSACTION_SCREEN_PATHS = {
   'signup-id': '/u/signup/identifier',
   'signup-password': '/u/signup/password',
   consent: '/u/consent',
+  'organization-selection': '/u/organization-selection',
+  'organization-picker': '/u/organization-picker',
+  'accept-invitation': '/u/accept-invitation',
 } as const;
 
 export type TransactionScreen = keyof typeof TRANSACTION_SCREEN_PATHS;
@@ -61,8 +64,10 @@ export function firstScreen(transaction: LoginTransaction, identifierFirst: bool
  * is sent back to the start.
  */
 export function screenReached(screen: TransactionScreen | 'reset-password-request', transaction: LoginTransaction): boolean {
-  // A transaction waiting for consent has a signed-in user: it takes the consent screen's answer and nothing else.
+  // A transaction waiting for consent or the user's organization has a signed-in user: it takes that screen's answer
+  // and nothing else.
   if (transaction.consent !== undefined || screen === 'consent') return screen === 'consent' && transaction.consent !== undefined;
+  if (transaction.organizationPicker !== undefined || screen === 'organization-picker') return screen === 'organization-picker' && transaction.organizationPicker !== undefined;
   switch (screen) {
     case 'login-password':
       return transaction.identifier !== undefined;

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { browserRefusal, completeAuthorization, errorAnswer, requested, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
+import { answerLater, browserRefusal, completeAuthorization, errorAnswer, requested, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
 import { OAuthError } from '../../oauth/errors.js';
 import type { SignInAttempt, SignInDecisions, SignInPath } from '../../oauth/sign-in-pipeline.js';
 import { startSession, type SignedInUser } from '../../oauth/authorize/sign-in.js';
@@ -35,6 +35,7 @@ export function authorizeDeps(registry: Registry): AuthorizeDeps {
     loginTickets: registry.loginTickets,
     upstream: registry.upstream,
     consents: registry.consents,
+    organizations: registry.organizations,
   };
 }
 
@@ -59,9 +60,20 @@ export async function openTransaction(registry: Registry, request: FastifyReques
   return { handle, transaction, client, query: `?state=${encodeURIComponent(transaction.publicId)}` };
 }
 
+/**
+ * The connections of `enabled` the login may use: in a login to an organization, only the organization's (the
+ * application must have them enabled too).
+ */
+export async function usableConnections<T extends { name: string }>(registry: Registry, transaction: LoginTransaction, enabled: readonly T[]): Promise<T[]> {
+  const organization = transaction.request.organization;
+  if (organization === undefined) return [...enabled];
+  const names = await registry.organizations.connectionNames(organization);
+  return enabled.filter((connection) => names.has(connection.name));
+}
+
 /** The database connection the pages authenticate against: the one the request names, or the client's first. */
 export async function databaseConnection(registry: Registry, open: OpenTransaction): Promise<ConnectionData | undefined> {
-  const enabled = await registry.userGrants.databaseLogin.connectionsFor(open.client.clientId);
+  const enabled = await usableConnections(registry, open.transaction, await registry.userGrants.databaseLogin.connectionsFor(open.client.clientId));
   const wanted = open.transaction.request.connection;
   return wanted === undefined ? enabled[0] : enabled.find((connection) => connection.name === wanted);
 }
@@ -161,7 +173,7 @@ export async function finishLogin(
         client: open.client,
         // A login for a SAML service provider is answered with a signed SAML response, not a code.
         authorization: saml ? undefined : authorization,
-        consentFirst: decisions.consent !== undefined,
+        answerLater: answerLater(decisions),
         earlierSession: sessionHandle(request),
         user: async (repos) => ((await registry.transactions.complete(open.handle, repos)) ? user : undefined),
       }),
@@ -177,5 +189,5 @@ export async function finishLogin(
   clearTransactionCookie(registry, reply, open.transaction.publicId);
   await setSessionCookie(registry, reply, handle);
   if (saml) return sendSamlAnswer(registry, reply, open.client, saml, session);
-  return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps, { issued, consent: decisions.consent }));
+  return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps, { issued, consent: decisions.consent, pickOrganization: decisions.pickOrganization }));
 }

@@ -150,6 +150,7 @@ export async function checkRequest(raw: RawParams, target: TrustedTarget, config
     ...optional('uiLocales', single(raw, 'ui_locales')),
     ...optional('connection', single(raw, 'connection')),
     ...optional('organization', single(raw, 'organization')),
+    ...optional('invitation', single(raw, 'invitation')),
     ...optional('codeChallenge', codeChallenge),
     ...optional('loginTicket', single(raw, 'login_ticket')),
   };

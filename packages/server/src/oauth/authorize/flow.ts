@@ -15,6 +15,7 @@ import { deliver, type AuthorizationAnswer } from './response.js';
 import type { LoginTransaction, LoginTransactions } from './transaction.js';
 import type { UpstreamLogin } from '../upstream/login.js';
 import type { ConsentNeed, Consents } from '../consent.js';
+import type { OrganizationLogin } from '../organization-login.js';
 
 export interface AuthorizeDeps {
   storage: Storage;
@@ -26,20 +27,22 @@ export interface AuthorizeDeps {
   loginTickets: LoginTickets;
   upstream: UpstreamLogin;
   consents: Consents;
+  organizations: OrganizationLogin;
 }
 
 /**
- * The user must consent before the application is answered: a transaction holding the request and the consent it
- * waits for, whose cookie the browser gets on its way to the consent screen.
+ * The signed-in user has one more screen before the application is answered (their organization, or consent): a
+ * transaction holding the request and what it waits for, whose cookie the browser gets on its way to the screen.
  */
-export interface ConsentPrompt {
-  kind: 'consent';
+export interface ScreenFirst {
+  kind: 'screen';
+  screen: 'organization-picker' | 'consent';
   handle: string;
   transaction: LoginTransaction;
 }
 
-/** What answering an authorization leads to: the answer to the application, or the consent screen first. */
-export type AuthorizationStep = AuthorizationAnswer | ConsentPrompt;
+/** What answering an authorization leads to: the answer to the application, or a screen first. */
+export type AuthorizationStep = AuthorizationAnswer | ScreenFirst;
 
 /** What the browser brought: its SSO session and, after a cross-origin login, the ticket's verifier. */
 export interface BrowserState {
@@ -75,6 +78,13 @@ export async function sessionServes(session: Session | undefined, request: Autho
   if (request.connection !== undefined && request.connection !== session.data.connection) return false;
   const connection = await deps.storage.connections.findOne(deps.tenantId, { name: session.data.connection });
   if (!connection?.data.enabled_clients.includes(request.clientId)) return false;
+  // A login to an organization: the session's connection is one of the organization's, the user already a member
+  // (joining, by invitation or by connection, happens when the user logs in).
+  if (request.organization !== undefined) {
+    if (request.invitation !== undefined) return false;
+    if (!(await deps.organizations.connectionEnabled(request.organization, connection.id))) return false;
+    if (!(await deps.organizations.isMember(request.organization, session.data.user_id))) return false;
+  }
   const user = await deps.storage.users.get(deps.tenantId, session.data.user_id);
   return user !== undefined && !user.data.blocked;
 }
@@ -86,6 +96,7 @@ export async function sessionServes(session: Session | undefined, request: Autho
 export interface SignInSettled {
   issued?: IssuedGrant | undefined;
   consent?: ConsentNeed | undefined;
+  pickOrganization?: boolean | undefined;
 }
 
 /**
@@ -100,10 +111,15 @@ export async function completeAuthorization(
   deps: AuthorizeDeps,
   settled?: SignInSettled,
 ): Promise<AuthorizationStep> {
+  const signedIn = { userId: session.data.user_id, sid: session.data.sid };
+  if (settled ? settled.pickOrganization : deps.organizations.pickerNeeded(request, client)) {
+    const { handle, transaction } = await deps.transactions.create(request, { organizationPicker: signedIn });
+    return { kind: 'screen', screen: 'organization-picker', handle, transaction };
+  }
   const consent = settled ? settled.consent : await deps.consents.needed(request, client, session.data.user_id);
   if (consent) {
-    const { handle, transaction } = await deps.transactions.create(request, { consent: { ...consent, userId: session.data.user_id, sid: session.data.sid } });
-    return { kind: 'consent', handle, transaction };
+    const { handle, transaction } = await deps.transactions.create(request, { consent: { ...consent, ...signedIn } });
+    return { kind: 'screen', screen: 'consent', handle, transaction };
   }
   await deps.sessions.addClient(session, client.clientId);
   const result = await authorizationResult(request, client, session.data, deps, settled?.issued);
@@ -146,7 +162,7 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
     startSession(deps, {
       client: target.client,
       authorization: request,
-      consentFirst: attempt.decisions.consent !== undefined,
+      answerLater: answerLater(attempt.decisions),
       earlierSession: browser.sessionHandle,
       user: async (repos) => {
         const redeemed = await deps.loginTickets.redeem(ticket, repos);
@@ -155,7 +171,7 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
     }),
   );
   if (!started) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
-  return signedIn(request, target.client, started, deps, attempt.decisions.consent);
+  return signedIn(request, target.client, started, deps, attempt.decisions);
 }
 
 /** The API and scopes an authorization request asks for, as a sign-in logs them. */
@@ -167,9 +183,13 @@ export function requested(request: Pick<AuthorizeRequest, 'audience' | 'scopes'>
 export const browserRefusal = oauthRefusal(() => new AccessDenied('user is blocked'));
 
 /** The answer to a sign-in whose session (and code, unless consent comes first) `startSession` stored. */
-async function signedIn(request: AuthorizeRequest, client: CachedClient, started: StartedSession, deps: AuthorizeDeps, consent: ConsentNeed | undefined): Promise<AuthorizeOutcome> {
-  return { kind: 'signed_in', sessionHandle: started.handle, answer: await completeAuthorization(request, client, started.session, deps, { issued: started.issued, consent }) };
+async function signedIn(request: AuthorizeRequest, client: CachedClient, started: StartedSession, deps: AuthorizeDeps, decisions: SignInDecisions): Promise<AuthorizeOutcome> {
+  const settled = { issued: started.issued, consent: decisions.consent, pickOrganization: decisions.pickOrganization };
+  return { kind: 'signed_in', sessionHandle: started.handle, answer: await completeAuthorization(request, client, started.session, deps, settled) };
 }
+
+/** Whether the sign-in's stages left a screen before the answer: the session starts, the code waits. */
+export const answerLater = (decisions: SignInDecisions) => decisions.consent !== undefined || decisions.pickOrganization === true;
 
 /**
  * Trusts the redirect URI (or answers with the error page), then runs `work`; an OAuthError from `work` goes back
@@ -204,7 +224,7 @@ export async function authorizeAuthenticated(
   authenticate: (request: AuthorizeRequest) => Promise<SignedInUser>,
 ): Promise<AuthorizeOutcome> {
   return withTrustedTarget(raw, deps, async (target) => {
-    const request = await checkRequest(raw, target, deps.config);
+    const request = await organizationRequest(await checkRequest(raw, target, deps.config), target.client, deps, false);
     const user = await authenticate(request);
     const attempt = {
       ...user,
@@ -217,9 +237,9 @@ export async function authorizeAuthenticated(
       ...requested(request),
     } satisfies SignInAttempt;
     const started = await deps.users.signIn.run(attempt, () =>
-      startSession(deps, { client: target.client, authorization: request, consentFirst: attempt.decisions.consent !== undefined, earlierSession: browser.sessionHandle, user }),
+      startSession(deps, { client: target.client, authorization: request, answerLater: answerLater(attempt.decisions), earlierSession: browser.sessionHandle, user }),
     );
-    return signedIn(request, target.client, started, deps, attempt.decisions.consent);
+    return signedIn(request, target.client, started, deps, attempt.decisions);
   });
 }
 
@@ -252,19 +272,48 @@ function silentAuthSucceeded(request: AuthorizeRequest, session: Session, origin
   });
 }
 
+/** The request must first name its organization on the organization-selection screen. */
+const SELECT_ORGANIZATION_FIRST = Symbol('select organization first');
+
+/**
+ * The request with its organization checked and resolved to an id (oauth/organization-login.ts); when the client
+ * asks for the organization before login, that screen (only where a page can be shown: `withPage`).
+ */
+async function organizationRequest(request: AuthorizeRequest, client: CachedClient, deps: AuthorizeDeps, withPage: true): Promise<AuthorizeRequest | typeof SELECT_ORGANIZATION_FIRST>;
+async function organizationRequest(request: AuthorizeRequest, client: CachedClient, deps: AuthorizeDeps, withPage: false): Promise<AuthorizeRequest>;
+async function organizationRequest(request: AuthorizeRequest, client: CachedClient, deps: AuthorizeDeps, withPage: boolean): Promise<AuthorizeRequest | typeof SELECT_ORGANIZATION_FIRST> {
+  const start = await deps.organizations.start(request, client);
+  if (start.kind === 'organization') return start.request;
+  if (start.kind === 'select-first') {
+    if (withPage) return SELECT_ORGANIZATION_FIRST;
+    throw new InvalidRequest('parameter organization is required for this client');
+  }
+  return request;
+}
+
 /**
  * `/authorize`: trust the redirect, check the request, then answer from the SSO session, refuse (`prompt=none`),
  * or start a login transaction for the hosted pages.
  */
 export async function authorize(raw: RawParams, browser: BrowserState, deps: AuthorizeDeps): Promise<AuthorizeOutcome> {
   return withTrustedTarget(raw, deps, async (target) => {
-    const request = await checkRequest(raw, target, deps.config);
-    const silent = request.prompt.includes('none');
+    const checked = await checkRequest(raw, target, deps.config);
+    const silent = checked.prompt.includes('none');
+    const request = await organizationRequest(checked, target.client, deps, true);
+    // The organization's name is asked on a page before anything else (the client's pre-login prompt).
+    if (request === SELECT_ORGANIZATION_FIRST) {
+      if (silent) throw silentAuthFailed(new LoginRequired(), checked, undefined, browser.origin, deps);
+      const { handle, transaction } = await deps.transactions.create(checked);
+      return { kind: 'login', handle, transaction };
+    }
     let federated: ConnectionData | undefined;
     if (request.connection !== undefined) {
       const connection = await deps.storage.connections.findOne(deps.tenantId, { name: request.connection });
       if (!connection?.data.enabled_clients.includes(request.clientId)) {
         throw new InvalidRequest(`The connection '${request.connection}' does not exist or is not enabled for this application.`);
+      }
+      if (request.organization !== undefined && !(await deps.organizations.connectionEnabled(request.organization, connection.id))) {
+        throw new InvalidRequest(`The connection '${request.connection}' is not enabled for the organization.`);
       }
       if (deps.upstream.isFederated(connection.data)) federated = connection.data;
     }
@@ -274,6 +323,10 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
     const session = await deps.sessions.find(browser.sessionHandle);
     if (await sessionServes(session, request, deps)) {
       const served = session as Session;
+      // Without a page, the organization cannot be chosen.
+      if (silent && deps.organizations.pickerNeeded(request, target.client)) {
+        throw silentAuthFailed(new LoginRequired('Login required: the user must choose an organization.'), request, served, browser.origin, deps);
+      }
       // Without a page, consent not given yet cannot be asked for.
       if (silent && (await deps.consents.needed(request, target.client, served.data.user_id))) {
         throw silentAuthFailed(new ConsentRequired('Consent required: the user has not consented to what the application asks.'), request, served, browser.origin, deps);

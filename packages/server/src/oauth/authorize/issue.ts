@@ -48,6 +48,7 @@ export async function issueCode(
     code_challenge: request.codeChallenge ?? null,
     auth_time: session.auth_time,
     sid: session.sid,
+    ...(request.organization !== undefined ? { organization: { id: request.organization, name: request.organizationName ?? '' } } : {}),
   };
   await repos.artifacts.insert(deps.tenantId, 'authorization_code', {
     id: handleId(deps.users.handleKey, code),
@@ -87,6 +88,7 @@ export async function authorizationResult(
             nonce: request.nonce,
             authTime: session.auth_time,
             sid: session.sid,
+            organization: request.organization !== undefined ? { id: request.organization, name: request.organizationName ?? '' } : undefined,
             grantId,
           },
           { accessToken: wantsToken, idToken: wantsIdToken, refreshToken: false, ...(code ? { code } : {}) },

@@ -15,7 +15,12 @@ export interface AuthorizeRequest {
   screenHint?: string;
   uiLocales?: string;
   connection?: string;
+  /** The organization to log in to: as the request names it (an id or a name) until checked, then its id. */
   organization?: string;
+  /** The organization's name, once `organization` is checked (tokens may carry it). */
+  organizationName?: string;
+  /** An organization invitation's ticket: the user joins the organization by logging in or signing up. */
+  invitation?: string;
   codeChallenge?: string;
   loginTicket?: string;
   /** `ext-*` parameters, which hosted pages may show (context configuration). */

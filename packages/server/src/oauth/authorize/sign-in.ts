@@ -29,8 +29,8 @@ interface SignInInput {
   authorization: AuthorizeRequest | undefined;
   /** The cookie value of the browser's session before this sign-in, if it had one. */
   earlierSession: string | undefined;
-  /** The sign-in stages decided what the user must consent to first: the session starts, the code waits for consent. */
-  consentFirst?: boolean | undefined;
+  /** The sign-in stages left a screen before the answer (consent, the organization): the session starts, the code waits. */
+  answerLater?: boolean | undefined;
 }
 
 /** Spends what signs the user in (a login transaction, a login ticket); undefined when nothing is left to spend. */
@@ -55,7 +55,7 @@ export async function startSession(deps: SignInDeps, input: SignInInput & { user
     if (!user) return undefined;
     await deps.sessions.end(input.earlierSession, repos);
     const started = await deps.sessions.create({ ...user, clientId: input.client.clientId }, repos, lifetimes);
-    if (!input.authorization || input.consentFirst) return started;
+    if (!input.authorization || input.answerLater) return started;
     return { ...started, issued: await issueCode(input.authorization, input.client, started.session.data, deps, repos) };
   });
 }

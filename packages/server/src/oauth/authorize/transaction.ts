@@ -34,6 +34,8 @@ export interface LoginTransaction {
    * answered: the consent screen's transaction.
    */
   consent?: { userId: string; sid: string; audience: string; scopes: string[] };
+  /** The user has signed in (the session `sid`) and chooses among their organizations before the answer. */
+  organizationPicker?: { userId: string; sid: string };
 }
 
 export interface TransactionDeps {
@@ -51,7 +53,7 @@ export function loginTransactions(deps: TransactionDeps) {
   const csrfKey = hmacSha256(deps.handleKey, 'login-csrf');
 
   return {
-    async create(request: AuthorizeRequest, extra: Pick<LoginTransaction, 'consent'> = {}): Promise<{ handle: string; transaction: LoginTransaction }> {
+    async create(request: AuthorizeRequest, extra: Pick<LoginTransaction, 'consent' | 'organizationPicker'> = {}): Promise<{ handle: string; transaction: LoginTransaction }> {
       const handle = newHandle();
       const transaction: LoginTransaction = { publicId: randomId(24), request, ...extra };
       const now = deps.now();

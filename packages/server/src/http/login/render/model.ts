@@ -6,6 +6,14 @@ import type { HostedScreen } from '../screens.js';
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type Tree = { [key: string]: Json };
 
+/** An organization as the screens show it. */
+export interface OrganizationShown {
+  id: string;
+  name: string;
+  display_name?: string;
+  branding?: { logo_url?: string; colors?: { primary?: string; page_background?: string } };
+}
+
 /** An error of the screen, as `transaction.errors` carries it. */
 export interface ScreenError {
   code: string;
@@ -55,6 +63,10 @@ export interface PageModel {
   userName?: string;
   /** The scopes the consent screen asks for (`screen.data.scopes`). */
   scopes?: ScopeShown[];
+  /** The organization the login is for (`organization` of the context). */
+  organization?: OrganizationShown & { usage: string; metadata?: Record<string, string> };
+  /** The organizations a signed-in user may choose among (`user.organizations`, the organization picker). */
+  organizations?: OrganizationShown[];
   client: { client_id: string; name: string; logo_uri?: string; description?: string; metadata: Record<string, string> };
   tenant: { name: string; friendly_name: string; picture_url?: string; enabled_locales: string[] };
   /** The authorization request's parameters the page may echo (login_hint, screen_hint, ui_locales, ext-*). */

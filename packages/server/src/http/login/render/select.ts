@@ -8,6 +8,7 @@ export interface RenderingTarget {
   clientMetadata: Record<string, string>;
   domain: string;
   organizationId?: string;
+  organizationMetadata?: Record<string, string>;
 }
 
 type Element = NonNullable<RenderingFilters['clients']>[number];
@@ -18,10 +19,10 @@ function elementMatches(element: Element, id: string | undefined, metadata: Reco
   return entries.length > 0 && entries.every(([key, value]) => Object.hasOwn(metadata, key) && metadata[key] === value);
 }
 
-/** Whether any filter element names this request (organizations never match: Latchkey has none yet). */
+/** Whether any filter element names this request (an organization only in a login to one). */
 function anyMatches(filters: RenderingFilters, target: RenderingTarget): boolean {
   const clients = (filters.clients ?? []).some((element) => elementMatches(element, target.clientId, target.clientMetadata));
-  const organizations = (filters.organizations ?? []).some((element) => elementMatches(element, target.organizationId, {}));
+  const organizations = (filters.organizations ?? []).some((element) => elementMatches(element, target.organizationId, target.organizationMetadata ?? {}));
   const domains = (filters.domains ?? []).some((element) => elementMatches(element, target.domain, {}));
   return clients || organizations || domains;
 }

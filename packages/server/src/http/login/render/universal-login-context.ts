@@ -27,8 +27,16 @@ function configuredValue(item: string, model: PageModel): Json | undefined {
       return { ...model.texts };
     case 'untrusted_data.submitted_form_data':
       return { ...model.values };
+    case 'organization.display_name':
+      return model.organization?.display_name;
+    case 'organization.branding':
+      return model.organization?.branding && ({ ...model.organization.branding } as Tree);
     default:
-      return dynamic('client.metadata.', model.client.metadata) ?? dynamic('untrusted_data.authorization_params.', model.authorizationParams);
+      return (
+        dynamic('client.metadata.', model.client.metadata) ??
+        dynamic('untrusted_data.authorization_params.', model.authorizationParams) ??
+        dynamic('organization.metadata.', model.organization?.metadata ?? {})
+      );
   }
 }
 
@@ -58,6 +66,11 @@ export function universalLoginContext(model: PageModel): Tree {
   place(context, ['client', 'id'], model.client.client_id);
   place(context, ['client', 'name'], model.client.name);
   context.organization = tree();
+  if (model.organization) {
+    place(context, ['organization', 'id'], model.organization.id);
+    place(context, ['organization', 'name'], model.organization.name);
+    place(context, ['organization', 'usage'], model.organization.usage);
+  }
   place(context, ['prompt', 'name'], model.prompt);
   place(context, ['screen', 'name'], model.screen);
   if (Object.keys(model.screenData).length > 0) place(context, ['screen', 'data'], { ...model.screenData });
@@ -71,6 +84,7 @@ export function universalLoginContext(model: PageModel): Tree {
   if (model.connectionContext) place(context, ['transaction', 'connection'], model.connectionContext);
   context.untrusted_data = tree();
   context.user = tree();
+  if (model.organizations) place(context, ['user', 'organizations'], model.organizations.map((organization) => ({ ...organization }) as Tree));
   for (const item of model.renderingConfig?.context_configuration ?? []) {
     const value = configuredValue(item, model);
     if (value !== undefined) place(context, item.split('.'), value);

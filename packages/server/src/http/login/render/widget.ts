@@ -40,6 +40,8 @@ function fieldsOf(model: PageModel): Field[] {
       return [password('new-password')];
     case 'reset-password-request':
       return [email];
+    case 'organization-selection':
+      return [{ name: 'organizationName', label: t('placeholder'), type: 'text', autocomplete: 'organization' }];
     case 'reset-password':
       return [password('new-password', 'password-reset'), { name: 're-enter-password', label: t('reEnterpasswordPlaceholder'), type: 'password', autocomplete: 'new-password' }];
     default:
@@ -140,6 +142,15 @@ function actionButton(model: PageModel): Html | undefined {
   }
   if (model.screen === 'reset-password-email') {
     return html`<button class="link" type="submit" name="action" value="resend-email-action">${t('resendLinkText')}</button>`;
+  }
+  if (model.screen === 'accept-invitation') {
+    return html`<button type="submit" name="action" value="default">${t('buttonText')}</button>`;
+  }
+  if (model.screen === 'organization-picker') {
+    // One button per organization, posting its id as the platform's SDK does (`selectOrganization({organization})`).
+    return html`<div class="organizations">${(model.organizations ?? []).map(
+      (organization) => html`<button type="submit" name="organization" value="${organization.id}">${organization.display_name ?? organization.name}</button>`,
+    )}</div>`;
   }
   if (model.screen === 'logout' || model.screen === 'consent') {
     // The two answers to the question, as the platform's SDK posts them (`confirmLogout({action})`, `accept()`, `deny()`).

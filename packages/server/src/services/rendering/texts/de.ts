@@ -343,6 +343,26 @@ export const de: LanguageTexts = {
       acceptButtonText: 'Zulassen',
       declineButtonText: 'Ablehnen',
     },
+    'organization-selection': {
+      pageTitle: 'Ihre Organisation · ${clientName}',
+      title: 'Organisation angeben',
+      description: 'Geben Sie den Namen Ihrer ${companyName}-Organisation ein, um fortzufahren.',
+      placeholder: 'Name der Organisation',
+      buttonText: 'Weiter',
+      'invalid-organization': 'Die eingegebene Organisation ist ungültig.',
+    },
+    'organization-picker': {
+      pageTitle: 'Organisation wählen · ${clientName}',
+      title: 'Organisation wählen',
+      description: 'Mit welcher Organisation möchten Sie zu ${clientName} fortfahren?',
+      'no-organizations': 'Sie sind in keiner Organisation Mitglied, die ${clientName} nutzen kann.',
+    },
+    'accept-invitation': {
+      pageTitle: 'Einladung · ${clientName}',
+      title: 'Sie wurden eingeladen',
+      description: '${inviterName} hat Sie eingeladen, ${companyName} auf ${clientName} beizutreten.',
+      buttonText: 'Weiter',
+    },
     error: {
       pageTitle: 'Fehler · ${clientName}',
       title: 'Etwas ist schiefgelaufen',

@@ -360,6 +360,27 @@ export const en = {
       acceptButtonText: 'Accept',
       declineButtonText: 'Decline',
     },
+    // The organization prompts (prompt `organizations`: the name before login, the choice after) and the invitation.
+    'organization-selection': {
+      pageTitle: 'Enter your organization · ${clientName}',
+      title: 'Enter your organization',
+      description: 'Enter the name of your ${companyName} organization to continue.',
+      placeholder: 'Organization name',
+      buttonText: 'Continue',
+      'invalid-organization': 'The organization you entered is invalid.',
+    },
+    'organization-picker': {
+      pageTitle: 'Choose an organization · ${clientName}',
+      title: 'Choose an organization',
+      description: 'Which organization do you want to continue to ${clientName} with?',
+      'no-organizations': 'You are not a member of any organization that can use ${clientName}.',
+    },
+    'accept-invitation': {
+      pageTitle: 'Invitation · ${clientName}',
+      title: 'You have been invited',
+      description: '${inviterName} invited you to join ${companyName} on ${clientName}.',
+      buttonText: 'Continue',
+    },
     // Latchkey's own screen (prompt `common`) for a request no other screen can answer; all its keys are Latchkey keys.
     error: {
       pageTitle: 'Error · ${clientName}',

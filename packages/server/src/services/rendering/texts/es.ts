@@ -339,6 +339,26 @@ export const es: LanguageTexts = {
       acceptButtonText: 'Aceptar',
       declineButtonText: 'Rechazar',
     },
+    'organization-selection': {
+      pageTitle: 'Tu organización · ${clientName}',
+      title: 'Indica tu organización',
+      description: 'Escribe el nombre de tu organización de ${companyName} para continuar.',
+      placeholder: 'Nombre de la organización',
+      buttonText: 'Continuar',
+      'invalid-organization': 'La organización indicada no es válida.',
+    },
+    'organization-picker': {
+      pageTitle: 'Elegir organización · ${clientName}',
+      title: 'Elige una organización',
+      description: '¿Con qué organización quieres continuar a ${clientName}?',
+      'no-organizations': 'No eres miembro de ninguna organización que pueda usar ${clientName}.',
+    },
+    'accept-invitation': {
+      pageTitle: 'Invitación · ${clientName}',
+      title: 'Tienes una invitación',
+      description: '${inviterName} te ha invitado a unirte a ${companyName} en ${clientName}.',
+      buttonText: 'Continuar',
+    },
     error: {
       pageTitle: 'Error · ${clientName}',
       title: 'Algo salió mal',

@@ -338,6 +338,26 @@ export const fr: LanguageTexts = {
       acceptButtonText: 'Accepter',
       declineButtonText: 'Refuser',
     },
+    'organization-selection': {
+      pageTitle: 'Votre organisation · ${clientName}',
+      title: 'Indiquez votre organisation',
+      description: 'Saisissez le nom de votre organisation ${companyName} pour continuer.',
+      placeholder: 'Nom de l’organisation',
+      buttonText: 'Continuer',
+      'invalid-organization': 'L’organisation saisie n’est pas valide.',
+    },
+    'organization-picker': {
+      pageTitle: 'Choisir une organisation · ${clientName}',
+      title: 'Choisissez une organisation',
+      description: 'Avec quelle organisation voulez-vous continuer vers ${clientName} ?',
+      'no-organizations': 'Vous n’êtes membre d’aucune organisation pouvant utiliser ${clientName}.',
+    },
+    'accept-invitation': {
+      pageTitle: 'Invitation · ${clientName}',
+      title: 'Vous êtes invité',
+      description: '${inviterName} vous invite à rejoindre ${companyName} sur ${clientName}.',
+      buttonText: 'Continuer',
+    },
     error: {
       pageTitle: 'Erreur · ${clientName}',
       title: 'Une erreur s’est produite',

@@ -38,6 +38,9 @@ export const PROMPT_OF_SCREEN: Readonly<Record<Screen, string>> = {
   'logout-complete': 'logout',
   'logout-aborted': 'logout',
   consent: 'consent',
+  'organization-selection': 'organizations',
+  'organization-picker': 'organizations',
+  'accept-invitation': 'invitation',
   error: 'common',
 };
 
@@ -61,6 +64,9 @@ const GROUPS_OF_SCREEN: Readonly<Record<Screen, readonly SharedGroup[]>> = {
   'logout-complete': ['logo'],
   'logout-aborted': ['logo'],
   consent: ['logo'],
+  'organization-selection': ['logo'],
+  'organization-picker': ['logo'],
+  'accept-invitation': ['logo'],
   error: ['logo'],
 };
 

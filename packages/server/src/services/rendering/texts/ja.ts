@@ -333,6 +333,26 @@ export const ja: LanguageTexts = {
       acceptButtonText: '許可',
       declineButtonText: '拒否',
     },
+    'organization-selection': {
+      pageTitle: '組織の入力 · ${clientName}',
+      title: '組織を入力',
+      description: '続行するには、${companyName}の組織名を入力してください。',
+      placeholder: '組織名',
+      buttonText: '続行',
+      'invalid-organization': '入力された組織は無効です。',
+    },
+    'organization-picker': {
+      pageTitle: '組織の選択 · ${clientName}',
+      title: '組織を選択',
+      description: '${clientName}に続行する組織を選んでください。',
+      'no-organizations': '${clientName}を利用できる組織のメンバーではありません。',
+    },
+    'accept-invitation': {
+      pageTitle: '招待 · ${clientName}',
+      title: '招待されています',
+      description: '${inviterName}さんから、${clientName}で${companyName}に参加するよう招待されています。',
+      buttonText: '続行',
+    },
     error: {
       pageTitle: 'エラー · ${clientName}',
       title: '問題が発生しました',

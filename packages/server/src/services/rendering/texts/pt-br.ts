@@ -334,6 +334,26 @@ export const ptBR: LanguageTexts = {
       acceptButtonText: 'Aceitar',
       declineButtonText: 'Recusar',
     },
+    'organization-selection': {
+      pageTitle: 'Sua organização · ${clientName}',
+      title: 'Informe sua organização',
+      description: 'Digite o nome da sua organização ${companyName} para continuar.',
+      placeholder: 'Nome da organização',
+      buttonText: 'Continuar',
+      'invalid-organization': 'A organização informada é inválida.',
+    },
+    'organization-picker': {
+      pageTitle: 'Escolher organização · ${clientName}',
+      title: 'Escolha uma organização',
+      description: 'Com qual organização você quer continuar para ${clientName}?',
+      'no-organizations': 'Você não é membro de nenhuma organização que possa usar ${clientName}.',
+    },
+    'accept-invitation': {
+      pageTitle: 'Convite · ${clientName}',
+      title: 'Você foi convidado',
+      description: '${inviterName} convidou você para participar de ${companyName} em ${clientName}.',
+      buttonText: 'Continuar',
+    },
     error: {
       pageTitle: 'Erro · ${clientName}',
       title: 'Algo deu errado',
