@@ -10,7 +10,8 @@ import type { PageErrorCode } from './page-errors.js';
 import { startPasswordless, passwordlessConnection } from './passwordless-screens.js';
 import { resetRequestUrl, screenUrl } from './screens.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
-import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { screenInPlaceOf } from './entry.js';
+import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, redirectToScreen, type OpenTransaction } from './transaction-context.js';
 
 /** The login screens' fields, as our pages and the platform's SDK post them (the SDK adds capability fields). */
 const LoginForm = ScreenForm({
@@ -69,6 +70,9 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
     app.get('/u/login', { schema: { tags, summary: 'Login screen (identifier and password)', querystring: StateQuery } }, async (request, reply) => {
       const open = await openTransaction(registry, request, reply, request.query.state);
       if (!open) return reply;
+      // Identifier first, this page is not shown: links to it (reset password's "back to login") land on login-id.
+      const inPlace = await screenInPlaceOf(registry, 'login', open.transaction);
+      if (inPlace) return redirectToScreen(reply, inPlace, open.transaction);
       const connection = await databaseConnection(registry, open);
       if (!connection) return noDatabaseConnection(registry, reply, open.client);
       return sendScreen(registry, reply, 200, screenOf(open, connection, 'login'));

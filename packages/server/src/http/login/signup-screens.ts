@@ -12,7 +12,8 @@ import type { PageErrorCode } from './page-errors.js';
 import { passwordPolicyView, passwordProblem } from './password-feedback.js';
 import { screenUrl, USERNAME_SHAPE } from './screens.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
-import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { screenInPlaceOf } from './entry.js';
+import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, redirectToScreen, type OpenTransaction } from './transaction-context.js';
 import { originFields } from '../../services/events/event.js';
 import { requestOrigin } from '../request-origin.js';
 
@@ -127,6 +128,8 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       app.get(paths[screen], { schema: { tags, summary: `Signup screen (${screen})`, querystring: StateQuery } }, async (request, reply) => {
         const open = await openTransaction(registry, request, reply, request.query.state);
         if (!open) return reply;
+        const inPlace = await screenInPlaceOf(registry, screen, open.transaction);
+        if (inPlace) return redirectToScreen(reply, inPlace, open.transaction);
         const connection = await signupConnection(open, reply);
         if (!connection) return reply;
         if (screen === 'signup-password' && !open.transaction.signupIdentifiers) return reply.header('cache-control', 'no-store').redirect(screenUrl('signup-id', open.transaction), 302);

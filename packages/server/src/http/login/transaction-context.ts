@@ -12,6 +12,7 @@ import { requestOrigin } from '../request-origin.js';
 import { sendSamlAnswer } from '../oauth/saml-answer.js';
 import { clearTransactionCookie, sessionHandle, setSessionCookie, transactionHandle } from './cookies.js';
 import { sendErrorPage } from './pages.js';
+import { screenInPlaceOf } from './entry.js';
 import { screenReached, screenUrl, type TransactionScreen } from './screens.js';
 
 /** A login transaction this browser holds, with its application. */
@@ -75,12 +76,17 @@ export function sameOrigin(registry: Registry, request: FastifyRequest): boolean
   return site === undefined || site === 'same-origin' || site === 'none';
 }
 
+/** Sends the browser to a screen of its transaction (one it may use, in place of the one it asked for). */
+export const redirectToScreen = (reply: FastifyReply, screen: TransactionScreen, transaction: LoginTransaction) =>
+  reply.header('cache-control', 'no-store').redirect(screenUrl(screen, transaction), 302);
+
 /**
  * What every form post of a transaction's screen checks first: a well-formed body; the transaction its `state` names
  * (in the body as the platform's SDK sends it, or in the URL), held by this browser's transaction cookie; a post
- * from our own origin; and a screen the transaction has reached. This is the forgery protection: the cookie is
- * SameSite=Lax, so another site's form cannot send it, and a browser names the page a post comes from. When a check
- * fails it sends the answer and resolves to undefined.
+ * from our own origin; and a screen the transaction has reached and that is part of its flow (no one-page login or
+ * signup when it goes identifier first). This is the forgery protection: the cookie is SameSite=Lax, so another
+ * site's form cannot send it, and a browser names the page a post comes from. When a check fails it sends the
+ * answer and resolves to undefined.
  */
 export async function openScreenPost(registry: Registry, request: FastifyRequest, reply: FastifyReply, screen: TransactionScreen | 'reset-password-request'): Promise<OpenTransaction | undefined> {
   if (request.validationError) return answered(sendErrorPage(registry, reply, 400, 'invalid_request', 'The form was not filled in as expected.'));
@@ -93,9 +99,10 @@ export async function openScreenPost(registry: Registry, request: FastifyRequest
   const open = await openTransaction(registry, request, reply, state);
   if (!open) return undefined;
   if (!sameOrigin(registry, request)) return answered(formForged(registry, reply, open.client));
-  if (!screenReached(screen, open.transaction)) {
-    return answered(reply.header('cache-control', 'no-store').redirect(screenUrl(screen.startsWith('signup') ? 'signup-id' : 'login-id', open.transaction), 302));
-  }
+  if (!screenReached(screen, open.transaction)) return answered(redirectToScreen(reply, screen.startsWith('signup') ? 'signup-id' : 'login-id', open.transaction));
+  // A one-page screen that is not part of this transaction's flow (identifier first): its post is not taken.
+  const inPlace = await screenInPlaceOf(registry, screen, open.transaction);
+  if (inPlace) return answered(redirectToScreen(reply, inPlace, open.transaction));
   const form = request.body as { action?: string; language?: string } | undefined;
   if (form?.action === 'change-language') return answered(changeLanguage(registry, request, reply, open, form.language));
   return open;
