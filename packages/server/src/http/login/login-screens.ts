@@ -5,6 +5,7 @@ import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import type { DatabaseLoginFailure } from '../../services/database-login.js';
 import { tarpit } from '../plugins/rate-limits.js';
+import { startFederatedLogin } from './federated-login.js';
 import { sendScreen, type ScreenInput } from './pages.js';
 import type { PageErrorCode } from './page-errors.js';
 import { startPasswordless, passwordlessConnection } from './passwordless-screens.js';
@@ -17,6 +18,8 @@ import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, 
 const LoginForm = ScreenForm({
   username: Type.Optional(Type.String({ maxLength: 512 })),
   password: Type.Optional(Type.String({ maxLength: 1024 })),
+  /** A federated connection to log in with instead (our buttons, the SDK's `federatedLogin`). */
+  connection: Type.Optional(Type.String({ maxLength: 128 })),
 });
 
 /** What the login screens say for each refusal of a password; the rest is the one wrong-credentials message. */
@@ -64,6 +67,10 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
     return sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode: REFUSALS[result.reason] ?? wrong, values: { username } }));
   }
 
+  /** The login goes on at the federated connection posted; a connection the screen does not offer re-renders it. */
+  const federated = (reply: FastifyReply, open: OpenTransaction, connection: ConnectionData | undefined, screen: 'login' | 'login-id' | 'login-password', name: string) =>
+    startFederatedLogin(registry, reply, open, name, (errorCode) => sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode })));
+
   return async (app) => {
     const tags = ['hosted pages'];
 
@@ -82,6 +89,7 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
       const open = await openScreenPost(registry, request, reply, 'login');
       if (!open) return reply;
       const connection = await databaseConnection(registry, open);
+      if (request.body.connection) return federated(reply, open, connection, 'login', request.body.connection);
       if (!connection) return noDatabaseConnection(registry, reply, open.client);
       const username = (request.body.username ?? '').trim();
       const password = request.body.password ?? '';
@@ -105,6 +113,7 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
         const open = await openScreenPost(registry, request, reply, 'login-id');
         if (!open) return reply;
         const connection = await databaseConnection(registry, open);
+        if (request.body.connection) return federated(reply, open, connection, 'login-id', request.body.connection);
         const username = (request.body.username ?? '').trim();
         if (!username) {
           return sendScreen(registry, reply, 400, screenOf(open, connection, 'login-id', { errorCode: connection?.options.requires_username === true ? 'no-username' : 'no-email', errorField: 'username' }));
@@ -138,6 +147,7 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
         const open = await openScreenPost(registry, request, reply, 'login-password');
         if (!open) return reply;
         const connection = await databaseConnection(registry, open);
+        if (request.body.connection) return federated(reply, open, connection, 'login-password', request.body.connection);
         if (!connection) return noDatabaseConnection(registry, reply, open.client);
         // The identifier is the one the transaction took on login-id; a posted `username` (the SDK echoes it) is not trusted.
         const username = open.transaction.identifier ?? '';

@@ -48,6 +48,8 @@ export interface PageModel {
   connection?: { name: string; requiresUsername: boolean };
   /** `transaction.connection` of the context. */
   connectionContext?: Tree;
+  /** The federated connections the screen offers (`transaction.alternate_connections`; buttons on our pages). */
+  alternateConnections?: AlternateConnection[];
   /** The rules a new password must follow (signup, reset), shown before the first attempt. */
   passwordPolicy?: PasswordPolicyView;
   /** The logged-in user's name, which the logout question greets (`userSalute`); absent when unknown. */
@@ -60,6 +62,19 @@ export interface PageModel {
   /** The tenant's page template, with `{%- auth0:head -%}` and `{%- auth0:widget -%}` placeholders. */
   pageTemplate?: string;
   cspNonce: string;
+}
+
+/** A federated connection a login or signup screen offers, with what its button shows. */
+export interface AlternateConnection {
+  name: string;
+  strategy: string;
+  displayName: string;
+  /** An https URL only: the page loads it as an image. */
+  iconUrl?: string;
+  /** Whether our pages show a button for it (a bundle reads it as `options.show_as_button`). */
+  showAsButton: boolean;
+  /** The connection's metadata, which the platform's SDK reads as `metadata` (absent when it has none). */
+  metadata?: Record<string, string>;
 }
 
 /**

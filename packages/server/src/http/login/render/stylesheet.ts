@@ -13,5 +13,6 @@ button.secondary{margin-top:.5rem;background:transparent;color:#1d4ed8;border:1p
 .error{border-left:4px solid #b91c1c;background:#fef2f2;color:#7f1d1d;padding:.5rem 1rem;margin:1rem 0}
 .password-rules{font-size:.875rem;margin:-.5rem 0 1rem}.password-rules p{margin:0}.password-rules ul{margin:.25rem 0;padding-left:1.25rem}
 .link{text-align:center;margin:.75rem 0}a{color:#1d4ed8}
+.separator{text-align:center;color:#6b7280;margin:1rem 0 .5rem}.federated button{display:flex;align-items:center;justify-content:center;gap:.5rem}.federated img{width:20px;height:20px}
 @media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}.widget{background:#1f2937}a{color:#93c5fd}.error{background:#450a0a;color:#fecaca}button.secondary{color:#93c5fd;border-color:#93c5fd}}
 `;

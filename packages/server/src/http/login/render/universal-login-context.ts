@@ -1,4 +1,4 @@
-import type { Json, PageModel, Tree } from './model.js';
+import type { AlternateConnection, Json, PageModel, Tree } from './model.js';
 
 /** A plain object without a prototype: keys from configuration and requests are data, never `__proto__` tricks. */
 const tree = (): Tree => Object.create(null) as Tree;
@@ -32,6 +32,13 @@ function configuredValue(item: string, model: PageModel): Json | undefined {
   }
 }
 
+/** A federated connection as the platform lists it in `transaction.alternate_connections` (the SDK reads these options). */
+function alternateConnectionContext(connection: AlternateConnection): Tree {
+  const options: Tree = { display_name: connection.displayName, show_as_button: connection.showAsButton };
+  if (connection.iconUrl !== undefined) options.icon_url = connection.iconUrl;
+  return { name: connection.name, strategy: connection.strategy, ...(connection.metadata ? { metadata: { ...connection.metadata } } : {}), options };
+}
+
 /** Sets `value` at a dotted path, creating the objects on the way. */
 function place(target: Tree, path: readonly string[], value: Json): void {
   let node = target;
@@ -49,7 +56,8 @@ function place(target: Tree, path: readonly string[], value: Json): void {
 
 /**
  * `window.universal_login_context` as the platform shapes it: what every screen has (the client's id and name, the
- * prompt, the screen's name, data and links, the transaction's state, locale, errors and connection), plus exactly
+ * prompt, the screen's name, data and links, the transaction's state, locale, errors, connection and alternate
+ * (federated) connections), plus exactly
  * the optional items the rendering configuration's `context_configuration` names. Nothing else is exposed: no
  * secret, no metadata that was not asked for, no user data before the user has logged in.
  */
@@ -68,6 +76,9 @@ export function universalLoginContext(model: PageModel): Tree {
   place(context, ['transaction', 'locale'], model.locale);
   if (model.errors.length > 0) place(context, ['transaction', 'errors'], model.errors.map((error) => ({ ...error })));
   if (model.connectionContext) place(context, ['transaction', 'connection'], model.connectionContext);
+  if (model.alternateConnections && model.alternateConnections.length > 0) {
+    place(context, ['transaction', 'alternate_connections'], model.alternateConnections.map(alternateConnectionContext));
+  }
   context.untrusted_data = tree();
   context.user = tree();
   for (const item of model.renderingConfig?.context_configuration ?? []) {

@@ -139,6 +139,24 @@ function actionButton(model: PageModel): Html | undefined {
 }
 
 /**
+ * A button per federated connection the screen offers, in a form of its own that posts the transaction's state and
+ * the connection's name, as the SDK's `federatedLogin({connection})` does: a password typed into the other form
+ * never goes along to a login that happens elsewhere.
+ */
+function federatedButtons(model: PageModel): Html | undefined {
+  const t = textOf(model);
+  const shown = (model.alternateConnections ?? []).filter((connection) => connection.showAsButton);
+  if (shown.length === 0 || !model.action) return undefined;
+  const label = (displayName: string) => (t('federatedConnectionButtonText') ? fillText(t('federatedConnectionButtonText'), { connectionName: displayName }) : displayName);
+  const buttons = shown.map(
+    (connection) =>
+      html`<button class="secondary" type="submit" name="connection" value="${connection.name}">${connection.iconUrl && html`<img src="${connection.iconUrl}" alt="">`}<span>${label(connection.displayName)}</span></button>`,
+  );
+  const hidden = Object.entries(model.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return html`<div class="federated"><p class="separator">${t('separatorText')}</p><form method="post" action="${model.action}">${hidden}${buttons}</form></div>`;
+}
+
+/**
  * The lines under a form's message: for a weak password, the policy's strength rules in the page's language (`* `
  * before a rule, ` * ` before its items, as the platform's policy text lays them out); otherwise the description.
  */
@@ -196,7 +214,7 @@ export function renderWidget(model: PageModel): Html {
     model.screen === 'reset-password-success' && link(model.links.application, t('buttonText')),
   ];
 
-  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${alert}${form}${links}</main>`;
+  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${alert}${form}${federatedButtons(model)}${links}</main>`;
 }
 
 /** The page title: the screen's `pageTitle` (it names the application). */
