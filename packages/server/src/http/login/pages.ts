@@ -5,6 +5,7 @@ import type { ConnectionData } from '../../services/connections.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { Registry } from '../../registry.js';
 import type { TenantDocument } from '../../services/tenant-settings.js';
+import { brandingOf } from '../../services/branding.js';
 import { advancedCustomizationsRefusal } from '../../services/rendering/advanced-customizations.js';
 import { fillText, pickLocale, screenTexts } from '../../services/rendering/texts/index.js';
 import { pagePolicy, renderPage, selectRenderingConfig, type PageModel, type RenderingConfig } from './render/index.js';
@@ -93,6 +94,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
   const message = (code: string) => (input.screen === 'error' ? input.errorDescription : texts[code]) ?? input.errorDescription ?? code;
   const errors = input.errorCode ? [{ code: input.errorCode, ...(input.errorField ? { field: input.errorField } : {}), message: message(input.errorCode) }] : [];
   const state = input.state ?? input.transaction?.publicId;
+  const branding = brandingOf(document);
   const alternates = input.transaction && FEDERATED_SCREENS.has(input.screen) ? (await alternateConnectionsFor(registry, input.transaction)).map(alternateConnection) : [];
   const model: PageModel = {
     prompt: PROMPT_OF[input.screen],
@@ -120,6 +122,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
       ...(settings?.picture_url ? { picture_url: settings.picture_url } : {}),
       enabled_locales: settings?.enabled_locales ?? ['en'],
     },
+    ...(Object.keys(branding).length > 0 ? { branding } : {}),
     authorizationParams,
     cspNonce,
     ...(input.errorCode ? { errorCode: input.errorCode } : {}),

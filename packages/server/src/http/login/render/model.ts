@@ -1,3 +1,4 @@
+import type { BrandingSettings } from '../../../services/branding.js';
 import type { PolicyRule } from '../../../services/password-policy.js';
 import type { HostedScreen } from '../screens.js';
 
@@ -56,6 +57,8 @@ export interface PageModel {
   userName?: string;
   client: { client_id: string; name: string; logo_uri?: string; description?: string; metadata: Record<string, string> };
   tenant: { name: string; friendly_name: string; picture_url?: string; enabled_locales: string[] };
+  /** The tenant's branding (`GET /api/v2/branding`): our pages' logo, colours and favicon, and `branding.settings`. */
+  branding?: BrandingSettings;
   /** The authorization request's parameters the page may echo (login_hint, screen_hint, ui_locales, ext-*). */
   authorizationParams: Record<string, string>;
   renderingConfig?: RenderingConfig;

@@ -23,6 +23,11 @@ function configuredValue(item: string, model: PageModel): Json | undefined {
       return model.tenant.picture_url;
     case 'tenant.enabled_locales':
       return model.tenant.enabled_locales;
+    case 'branding.settings':
+      return model.branding && Object.keys(model.branding).length > 0 ? (structuredClone(model.branding) as Tree) : undefined;
+    case 'branding.themes.default':
+      // Latchkey has no themes (the platform's /api/v2/branding/themes): the SDK reads an empty default theme.
+      return {};
     case 'screen.texts':
       return { ...model.texts };
     case 'untrusted_data.submitted_form_data':

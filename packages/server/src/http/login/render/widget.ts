@@ -181,7 +181,8 @@ export function renderWidget(model: PageModel): Html {
         : // On a form, the description details the message, line by line.
           errorDetail(model).map((line) => html`<p class="detail">${line}</p>`)
     }</div>`;
-  const logo = safeHref(model.client.logo_uri ?? model.tenant.picture_url);
+  // The application's own logo first, then the tenant's branding, then its settings' picture.
+  const logo = safeHref(model.client.logo_uri ?? model.branding?.logo_url ?? model.tenant.picture_url);
   // The logout question greets the user by name when there is one (the text would read "Hello ," without).
   const salute = model.screen === 'logout' && model.userName && t('userSalute');
   const header = html`<header>${logo && html`<img class="logo" src="${logo}" alt="${model.client.name}">`}<h1>${title}</h1>${salute && html`<p class="salute">${salute}</p>`}<p>${description}</p></header>`;
