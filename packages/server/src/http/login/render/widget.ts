@@ -213,6 +213,7 @@ export function renderWidget(model: PageModel): Html {
     model.screen === 'reset-password-request' && link(model.links.login, t('backToLoginLinkText')),
     model.screen === 'reset-password-email' && link(model.links.login, t('backButtonText')),
     model.screen === 'reset-password-success' && link(model.links.application, t('buttonText')),
+    model.screen === 'email-verification-result' && link(model.links.login, t('buttonText')),
   ];
 
   return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${alert}${form}${federatedButtons(model)}${links}</main>`;
