@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { headTagsFor, startBundleOrigin, type BundleOrigin } from './support/acul-bundles.js';
+import { startBundleOrigin, type BundleOrigin } from './support/acul-bundles.js';
+import { configureAculBundle, renderedBySdk, sdkErrors, shownJson, submitThroughSdk } from './support/acul-screens.js';
 import type { TestServer } from './support/harness.js';
 import { startHostedLoginWorld, type HostedLoginWorld } from './support/hosted-login-browser.js';
 import type { LoginFixture } from './support/login-fixture.js';
@@ -22,6 +23,8 @@ describe('tenant bundles written with the platform SDK on the hosted login, in C
   let callback: HostedLoginWorld['callback'];
   /** An application whose only connection is passwordless (e-mail). */
   let otpClient: { clientId: string; clientSecret: string };
+  /** An application whose only connection is passwordless (SMS). */
+  let smsClient: { clientId: string; clientSecret: string };
 
   const SCREENS = [
     ['login-id', 'login-id'],
@@ -35,30 +38,25 @@ describe('tenant bundles written with the platform SDK on the hosted login, in C
     ['reset-password', 'reset-password'],
     ['reset-password', 'reset-password-success'],
     ['login-passwordless', 'login-passwordless-email-code'],
+    ['login-passwordless', 'login-passwordless-sms-otp'],
+    ['email-verification', 'email-verification-result'],
     ['logout', 'logout'],
     ['logout', 'logout-complete'],
     ['logout', 'logout-aborted'],
   ] as const;
 
-  /** Every screen runs `bundleUrl` for the web and the passwordless application; other applications get standard pages. */
-  async function configureBundle(bundleUrl: string) {
-    const configs = SCREENS.map(([prompt, screen]) => ({
-      prompt,
-      screen,
-      rendering_mode: 'advanced',
-      context_configuration: ['screen.texts', 'untrusted_data.authorization_params.login_hint', 'untrusted_data.authorization_params.ext-theme', 'tenant.friendly_name'],
-      head_tags: headTagsFor(bundleUrl),
-      filters: { match_type: 'includes_any', clients: [{ id: fx.web.clientId }, { id: otpClient.clientId }] },
-    }));
-    const answer = await api('PATCH', '/prompts/rendering', { configs });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  }
+  /** Every screen runs `bundleUrl` for the web and the passwordless applications; other applications get standard pages. */
+  const configureBundle = (bundleUrl: string) => configureAculBundle(api, bundleUrl, SCREENS, [fx.web.clientId, otpClient.clientId, smsClient.clientId]);
 
   const identifierFirst = async (on: boolean) => expect((await api('PATCH', '/prompts', { identifier_first: on })).status).toBe(200);
 
   beforeAll(async () => {
     world = await startHostedLoginWorld();
     ({ server, fx, api, callback, otpClient } = world);
+    const created = await api('POST', '/clients', { name: 'SMS app', app_type: 'regular_web', callbacks: [fx.web.callback], grant_types: ['authorization_code'] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    smsClient = { clientId: String(created.body.client_id), clientSecret: String(created.body.client_secret) };
+    expect((await api('POST', '/connections', { name: 'sms-acul', strategy: 'sms', enabled_clients: [smsClient.clientId] })).status).toBe(201);
     bundles = await startBundleOrigin();
     await configureBundle(bundles.vanillaUrl);
   }, 120_000);
@@ -69,26 +67,12 @@ describe('tenant bundles written with the platform SDK on the hosted login, in C
 
   const open = (clientId: string, params: Record<string, string> = {}) => world.open(clientId, params);
 
-  /** Waits until the bundle has rendered `screen` through the SDK (the SDK's own screen-name check passed). */
-  async function rendered(page: Page, screen: string): Promise<void> {
-    await page.waitForSelector('body[data-acul-ready]', { timeout: 10_000 }).catch(async (error: unknown) => {
-      throw new Error(`${screen} not rendered at ${page.url()}: ${(await page.content()).slice(0, 1500)}`, { cause: error });
-    });
-    const ready = await page.getAttribute('body', 'data-acul-ready');
-    // The bundle says why the SDK refused the page (`#acul-fatal`) when it did not render.
-    const fatal = ready === 'true' ? '' : await page.$eval('#acul-fatal', (element) => element.textContent ?? '').catch(() => '');
-    expect(ready, fatal).toBe('true');
-    expect(await page.textContent('#acul-screen')).toBe(screen);
-  }
-
-  /** Submits the bundle's form (the SDK posts it) and waits for the next document. */
-  async function submit(page: Page, button = '#submit'): Promise<void> {
-    await Promise.all([page.waitForNavigation(), page.click(button)]);
-  }
+  const rendered = renderedBySdk;
+  const submit = submitThroughSdk;
 
   const exchange = (page: Page, client: { clientId: string; clientSecret: string }) => world.exchangeAtCallback(page, client);
 
-  const errorsOf = async (page: Page) => JSON.parse((await page.textContent('#acul-errors')) ?? 'null') as { code: string; message: string }[] | null;
+  const errorsOf = sdkErrors;
   const lastMessageTo = async (to: string) => {
     const entry = (await server.registry.outbox.recent(200)).find((candidate) => candidate.message.to === to && candidate.channel === 'email');
     return entry?.channel === 'email' ? entry.message.text : '';
@@ -217,6 +201,63 @@ describe('tenant bundles written with the platform SDK on the hosted login, in C
     const tokens = await exchange(page, otpClient);
     const claims = JSON.parse(Buffer.from(String(tokens.id_token).split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
     expect(claims.email).toBe(email);
+    await close();
+  });
+
+  it('logs in passwordless by SMS: login-id texts a code that login-passwordless-sms-otp takes (a wrong code, a resend through the SDK)', async () => {
+    const phone = '+15557654321';
+    const codesSent = async () =>
+      (await server.registry.outbox.recent(200)).flatMap((entry) => (entry.channel === 'sms' && entry.message.to === phone ? [/\b(\d{6})\b/.exec(entry.message.body)?.[1] ?? ''] : []));
+    const { page, close } = await open(smsClient.clientId);
+    await rendered(page, 'login-id');
+    await page.fill('#username', phone);
+    await submit(page);
+    await rendered(page, 'login-passwordless-sms-otp');
+    expect(new URL(page.url()).pathname).toBe('/u/login/passwordless-sms-challenge');
+    expect(await shownJson(page, '#acul-data')).toMatchObject({ phone_number: phone });
+    expect(new URL((await page.getAttribute('#back-link', 'href')) ?? '', server.url).pathname).toBe('/u/login/identifier');
+    await page.fill('#code', '000000');
+    await submit(page);
+    await rendered(page, 'login-passwordless-sms-otp');
+    expect((await errorsOf(page))?.map((error) => error.code)).toEqual(['invalid-verification-code']);
+    await submit(page, '#resend');
+    await rendered(page, 'login-passwordless-sms-otp');
+    const codes = await codesSent();
+    expect(codes).toHaveLength(2);
+    // The outbox lists the newest first: the resent code.
+    await page.fill('#code', codes[0] ?? '');
+    await submit(page);
+    const tokens = await exchange(page, smsClient);
+    const claims = JSON.parse(Buffer.from(String(tokens.id_token).split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+    expect(claims.sub).toMatch(/^sms\|/);
+    await close();
+  });
+
+  it('verifies a new signup\'s address on email-verification-result: the SDK reads the status and loginLink', async () => {
+    await identifierFirst(false);
+    const email = `acul-verify-${Date.now()}@example.com`;
+    const { page, close } = await open(fx.web.clientId, { screen_hint: 'signup' });
+    await rendered(page, 'signup');
+    await page.fill('#email', email);
+    await page.fill('#password', 'A long and new passw0rd!');
+    await submit(page);
+    const tokens = await exchange(page, fx.web);
+    const userId = String(JSON.parse(Buffer.from(String(tokens.id_token).split('.')[1] ?? '', 'base64url').toString()).sub);
+    expect((await api('GET', `/users/${encodeURIComponent(userId)}`)).body).toMatchObject({ email_verified: false });
+    const link = /https?:\/\/\S+\/u\/email-verification\?ticket=[^\s#]+/.exec(await lastMessageTo(email))?.[0];
+    expect(link).toBeTruthy();
+
+    await page.goto(link ?? '');
+    await rendered(page, 'email-verification-result');
+    expect(await shownJson(page, '#acul-data')).toEqual({ status: 'success' });
+    // Back to the application (the site of its callback), where the user logs in.
+    expect(await page.getAttribute('#login-link', 'href')).toBe(`${callback.origin}/`);
+    expect((await api('GET', `/users/${encodeURIComponent(userId)}`)).body).toMatchObject({ email_verified: true });
+
+    // A spent ticket names no application, so no bundle is chosen for it: the standard page says so.
+    await page.goto(link ?? '');
+    expect(await page.getAttribute('main.widget', 'data-screen')).toBe('email-verification-result');
+    expect(await page.textContent('main.widget h1')).toBe('Not verified');
     await close();
   });
 

@@ -212,6 +212,62 @@ describe.each(DIALECTS)('/authorize and the hosted login page over a real socket
     expect(await loginsCount()).toBe(countBefore + 1);
   });
 
+  it('binds posts to the flow: identifier first, a post to the one-page login or signup is sent to login-id or signup-id', async () => {
+    const admin = managementApi(server);
+    const loginsCount = async () => Number((await admin('GET', `/users/${encodeURIComponent(fx.user.userId)}`)).body.logins_count);
+    const countBefore = await loginsCount();
+    const ours = { origin: new URL(server.registry.issuer).origin };
+    expect((await admin('PATCH', '/prompts', { identifier_first: true })).status).toBe(200);
+    try {
+      const browser = new CookieClient(server.url);
+      const entry = (await browser.get(authorizeUrl({ response_type: 'code', state: 'bound' }))).headers.get('location') ?? '';
+      expect(new URL(entry, server.url).pathname).toBe('/u/login/identifier');
+      const state = new URL(entry, server.url).searchParams.get('state') ?? '';
+      const query = `?state=${encodeURIComponent(state)}`;
+      // The identifier and the password in one post, as the one-page login takes them: the password is never checked.
+      const login = await browser.postForm(`/u/login${query}`, { state, username: fx.user.email, password: fx.user.password }, ours);
+      expect(login.status).toBe(302);
+      expect(login.headers.get('location')).toBe(`/u/login/identifier${query}`);
+      expect((await browser.get(`/u/login${query}`)).headers.get('location')).toBe(`/u/login/identifier${query}`);
+      const signup = await browser.postForm(`/u/signup${query}`, { state, email: `bound-${Date.now()}@example.com`, password: 'A long and new passw0rd!' }, ours);
+      expect(signup.status).toBe(302);
+      expect(signup.headers.get('location')).toBe(`/u/signup/identifier${query}`);
+      expect(browser.cookies.has('lk_session')).toBe(false);
+      expect(await loginsCount()).toBe(countBefore);
+      // The screens of the flow still take the same login.
+      expect((await browser.postForm(`/u/login/identifier${query}`, { state, username: fx.user.email }, ours)).headers.get('location')).toBe(`/u/login/password${query}`);
+      const done = await browser.postForm(`/u/login/password${query}`, { state, password: fx.user.password }, ours);
+      expect(new URL(done.headers.get('location') ?? '').searchParams.get('state')).toBe('bound');
+      expect(await loginsCount()).toBe(countBefore + 1);
+    } finally {
+      expect((await admin('PATCH', '/prompts', { identifier_first: false })).status).toBe(200);
+    }
+  });
+
+  it('refuses a replayed login post (same cookie, same state): the transaction was completed by the first', async () => {
+    const admin = managementApi(server);
+    const loginsCount = async () => Number((await admin('GET', `/users/${encodeURIComponent(fx.user.userId)}`)).body.logins_count);
+    const browser = new CookieClient(server.url);
+    const loginPath = (await browser.get(authorizeUrl({ response_type: 'code', state: 'once' }))).headers.get('location') ?? '';
+    const state = inputValue(await (await browser.get(loginPath)).text(), 'state') ?? '';
+    // What an attacker who captured the request would send again: the transaction cookie as it was, the same body.
+    const captured = new CookieClient(server.url);
+    for (const [name, value] of browser.cookies) captured.cookies.set(name, value);
+    const form = { state, username: fx.user.email, password: fx.user.password };
+    const headers = { origin: new URL(server.registry.issuer).origin };
+    const first = await browser.postForm(loginPath, form, headers);
+    expect(first.status).toBe(302);
+    expect(new URL(first.headers.get('location') ?? '').searchParams.get('code')).toBeTruthy();
+    const countAfterFirst = await loginsCount();
+
+    const replay = await captured.postForm(loginPath, form, headers);
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get('location')).toBeNull();
+    expect(await replay.text()).toContain('This login has expired');
+    expect(captured.cookies.has('lk_session')).toBe(false);
+    expect(await loginsCount()).toBe(countAfterFirst);
+  });
+
   it('answers every response type and mode from the session (prompt=none), with nonce, at_hash and c_hash', async () => {
     const { browser } = await login({ response_type: 'code', state: 'x' });
     const jwks = createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`));

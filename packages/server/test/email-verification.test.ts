@@ -49,6 +49,8 @@ describe.each(DIALECTS)('e-mail verification (%s)', (dialect) => {
     const page = await first.text();
     expect(page).toContain('data-screen="email-verification-result"');
     expect(page).toContain('E-mail address verified');
+    // Back to the application (the site of its callback), as screen.links.login says to a bundle.
+    expect(page).toMatch(/<a href="https:\/\/app\.example\.com\/">Back to Web /);
     expect((await userOf(userId)).email_verified).toBe(true);
 
     // Single use: the same link again verifies nothing.

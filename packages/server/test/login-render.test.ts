@@ -153,6 +153,30 @@ describe('hosted page renderer', () => {
     expect(html.match(/<\/script>/g)?.length).toBe(1);
   });
 
+  it('fills branding.settings and branding.themes.default only when configured, and brands the standard page', () => {
+    const branding = {
+      colors: { primary: '#0059d6', page_background: '#f0f4ff' },
+      favicon_url: 'https://cdn.acme.example/favicon.png',
+      logo_url: 'https://cdn.acme.example/logo.svg',
+      font: { url: 'https://cdn.acme.example/font.woff2' },
+    };
+    const configured = advanced({ context_configuration: ['branding.settings', 'branding.themes.default'] });
+    expect(contextOf(renderPage(model({ branding, renderingConfig: configured }))).branding).toEqual({ settings: branding, themes: { default: {} } });
+    expect(contextOf(renderPage(model({ branding, renderingConfig: advanced() })))).not.toHaveProperty('branding');
+    // A tenant without branding: no settings to show, the empty default theme all the same.
+    expect(contextOf(renderPage(model({ renderingConfig: configured }))).branding).toEqual({ themes: { default: {} } });
+
+    const standard = renderPage(model({ branding }));
+    expect(standard).toContain('<img class="logo" src="https://cdn.acme.example/logo.svg"');
+    expect(standard).toContain('<link rel="icon" href="https://cdn.acme.example/favicon.png">');
+    expect(standard).toContain('<style nonce="nonce123">button{background:#0059d6}button.secondary{background:transparent;color:#0059d6;border-color:#0059d6}body{background:#f0f4ff}</style>');
+    // The application's own logo goes first.
+    expect(renderPage(model({ branding, client: { client_id: 'cid', name: 'App', logo_uri: 'https://app.example/own.png', metadata: {} } }))).toContain('src="https://app.example/own.png"');
+    // Values that did not come through the API's checks never reach the style element or an attribute.
+    const hostile = renderPage(model({ branding: { colors: { primary: HOSTILE, page_background: 'red}body{display:none' }, logo_url: 'javascript:alert(1)' } }));
+    expect(hostile).not.toMatch(/button\{background|display:none|<img class="logo"|javascript:/);
+  });
+
   it('renders configured head tags with escaped attributes, refuses unknown elements, and keeps content inside its element', () => {
     const html = renderPage(
       model({

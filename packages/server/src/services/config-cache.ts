@@ -81,6 +81,12 @@ export function oauthConfigCache(deps: OAuthConfigDeps) {
     /** The database connections (strategy `auth0`) in creation order; a login reads them on every page. */
     databaseConnections: (): Promise<readonly ConnectionData[]> =>
       cached('db-connections', () => everyPage((window) => storage.connections.list(tenantId, window, { strategy: 'auth0' }))),
+    /**
+     * The connections whose login happens at another provider (OpenID Connect, OAuth 2.0, SAML) in creation order:
+     * the login and signup screens offer them on every page.
+     */
+    federatedConnections: (): Promise<readonly ConnectionData[]> =>
+      cached('federated-connections', () => everyPage((window) => storage.connections.list(tenantId, window, { strategy: ['oidc', 'oauth2', 'samlp'] }))),
     /** The tenant's settings document (the hosted pages and logout read it on every request). */
     tenantDocument: (): Promise<TenantDocument | undefined> => cached('tenant', async () => (await storage.tenants.get<TenantDocument>(tenantId))?.settings),
     /** The stored rendering configuration of one prompt and screen (the hosted pages apply it). */

@@ -13,6 +13,7 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   users_app_metadata: ['read', 'create', 'update', 'delete'],
   tenant_settings: ['read', 'update'],
   prompts: ['read', 'update'],
+  branding: ['read', 'update'],
   signing_keys: ['read', 'create', 'update'],
   user_tickets: ['create'],
   attack_protection: ['read', 'update'],

@@ -1,4 +1,5 @@
 import Provider from 'oidc-provider';
+import type { Page } from 'playwright-core';
 import { CookieClient, decodeEntities, inputValue } from './browser-client.js';
 
 export const UPSTREAM_SECRET = 'upstream-client-secret-0123456789abcdefghij';
@@ -6,10 +7,18 @@ export const UPSTREAM_SECRET = 'upstream-client-secret-0123456789abcdefghij';
 /**
  * An upstream OpenID Connect provider (npm oidc-provider, a certified implementation) on 127.0.0.1 with the
  * clients Latchkey uses (`latchkey`: code flow, `latchkey-front`: ID token by form post), its development login
- * pages and a fixed set of claims.
+ * pages and a fixed set of claims. `frontChannel: false` leaves out `latchkey-front`, which the provider takes
+ * only for a Latchkey on HTTPS and not on localhost.
  */
-export async function startOidcProvider(port: number, latchkeyUrl: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function startOidcProvider(port: number, latchkeyUrl: string, options: { frontChannel?: boolean } = {}): Promise<{ url: string; close(): Promise<void> }> {
   const url = `http://127.0.0.1:${port}`;
+  const frontChannelClient = {
+    client_id: 'latchkey-front',
+    redirect_uris: [`${latchkeyUrl}/login/callback`],
+    grant_types: ['implicit'],
+    response_types: ['id_token'],
+    token_endpoint_auth_method: 'none',
+  };
   const provider = new Provider(url, {
     clients: [
       {
@@ -20,13 +29,7 @@ export async function startOidcProvider(port: number, latchkeyUrl: string): Prom
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_post',
       },
-      {
-        client_id: 'latchkey-front',
-        redirect_uris: [`${latchkeyUrl}/login/callback`],
-        grant_types: ['implicit'],
-        response_types: ['id_token'],
-        token_endpoint_auth_method: 'none',
-      },
+      ...(options.frontChannel === false ? [] : [frontChannelClient]),
     ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'nickname'] },
     findAccount: async (_ctx: unknown, id: string) => ({
@@ -67,4 +70,16 @@ export async function signInAtOidcProvider(start: string, login: string): Promis
     url = next.href;
   }
   throw new Error('The provider did not send the browser back.');
+}
+
+/**
+ * Signs in on the provider's development login page in the browser (any login name, any password) and accepts its
+ * consent page when it shows one; the browser then goes back to Latchkey's `/login/callback`.
+ */
+export async function signInAtProviderPage(page: Page, providerUrl: string, login: string): Promise<void> {
+  await page.waitForSelector('input[name="login"]');
+  await page.fill('input[name="login"]', login);
+  await page.fill('input[name="password"]', 'anything');
+  await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+  if (page.url().startsWith(providerUrl)) await page.click('button[type="submit"]');
 }

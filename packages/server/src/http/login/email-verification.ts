@@ -5,6 +5,7 @@ import type { Registry } from '../../registry.js';
 import { sendVerificationEmail } from '../../services/email-verification.js';
 import { originFields } from '../../services/events/event.js';
 import { requestOrigin } from '../request-origin.js';
+import { applicationLink } from './application-link.js';
 import { sendScreen } from './pages.js';
 
 const TicketQuery = Type.Object({ ticket: Type.Optional(Type.String({ maxLength: 128, description: 'The e-mail verification ticket.' })) });
@@ -51,7 +52,9 @@ export function emailVerificationRoutes(registry: Registry): FastifyPluginAsyncT
         return reply.redirect(target.toString(), 302);
       }
       const client = found?.client_id ? await registry.oauthConfig.client(found.client_id) : undefined;
-      return sendScreen(registry, reply, verified ? 200 : 400, { screen: 'email-verification-result', client, screenData: { status: outcome.status } });
+      // `screen.links.login`, which the platform's SDK reads as `loginLink`: back to the application, to log in there.
+      const login = applicationLink(null, client);
+      return sendScreen(registry, reply, verified ? 200 : 400, { screen: 'email-verification-result', client, screenData: { status: outcome.status }, links: login ? { login } : {} });
     });
   };
 }

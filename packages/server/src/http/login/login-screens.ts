@@ -5,17 +5,21 @@ import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import type { DatabaseLoginFailure } from '../../services/database-login.js';
 import { tarpit } from '../plugins/rate-limits.js';
+import { startFederatedLogin } from './federated-login.js';
 import { sendScreen, type ScreenInput } from './pages.js';
 import type { PageErrorCode } from './page-errors.js';
 import { startPasswordless, passwordlessConnection } from './passwordless-screens.js';
 import { resetRequestUrl, screenUrl } from './screens.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
-import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { screenInPlaceOf } from './entry.js';
+import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, redirectToScreen, type OpenTransaction } from './transaction-context.js';
 
 /** The login screens' fields, as our pages and the platform's SDK post them (the SDK adds capability fields). */
 const LoginForm = ScreenForm({
   username: Type.Optional(Type.String({ maxLength: 512 })),
   password: Type.Optional(Type.String({ maxLength: 1024 })),
+  /** A federated connection to log in with instead (our buttons, the SDK's `federatedLogin`). */
+  connection: Type.Optional(Type.String({ maxLength: 128 })),
 });
 
 /** What the login screens say for each refusal of a password; the rest is the one wrong-credentials message. */
@@ -63,12 +67,19 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
     return sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode: REFUSALS[result.reason] ?? wrong, values: { username } }));
   }
 
+  /** The login goes on at the federated connection posted; a connection the screen does not offer re-renders it. */
+  const federated = (reply: FastifyReply, open: OpenTransaction, connection: ConnectionData | undefined, screen: 'login' | 'login-id' | 'login-password', name: string) =>
+    startFederatedLogin(registry, reply, open, name, (errorCode) => sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode })));
+
   return async (app) => {
     const tags = ['hosted pages'];
 
     app.get('/u/login', { schema: { tags, summary: 'Login screen (identifier and password)', querystring: StateQuery } }, async (request, reply) => {
       const open = await openTransaction(registry, request, reply, request.query.state);
       if (!open) return reply;
+      // Identifier first, this page is not shown: links to it (reset password's "back to login") land on login-id.
+      const inPlace = await screenInPlaceOf(registry, 'login', open.transaction);
+      if (inPlace) return redirectToScreen(reply, inPlace, open.transaction);
       const connection = await databaseConnection(registry, open);
       if (!connection) return noDatabaseConnection(registry, reply, open.client);
       return sendScreen(registry, reply, 200, screenOf(open, connection, 'login'));
@@ -78,6 +89,7 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
       const open = await openScreenPost(registry, request, reply, 'login');
       if (!open) return reply;
       const connection = await databaseConnection(registry, open);
+      if (request.body.connection) return federated(reply, open, connection, 'login', request.body.connection);
       if (!connection) return noDatabaseConnection(registry, reply, open.client);
       const username = (request.body.username ?? '').trim();
       const password = request.body.password ?? '';
@@ -101,6 +113,7 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
         const open = await openScreenPost(registry, request, reply, 'login-id');
         if (!open) return reply;
         const connection = await databaseConnection(registry, open);
+        if (request.body.connection) return federated(reply, open, connection, 'login-id', request.body.connection);
         const username = (request.body.username ?? '').trim();
         if (!username) {
           return sendScreen(registry, reply, 400, screenOf(open, connection, 'login-id', { errorCode: connection?.options.requires_username === true ? 'no-username' : 'no-email', errorField: 'username' }));
@@ -134,6 +147,7 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
         const open = await openScreenPost(registry, request, reply, 'login-password');
         if (!open) return reply;
         const connection = await databaseConnection(registry, open);
+        if (request.body.connection) return federated(reply, open, connection, 'login-password', request.body.connection);
         if (!connection) return noDatabaseConnection(registry, reply, open.client);
         // The identifier is the one the transaction took on login-id; a posted `username` (the SDK echoes it) is not trusted.
         const username = open.transaction.identifier ?? '';

@@ -23,7 +23,10 @@ export const PAGE_ERRORS = {
     when: 'breached-password detection: the password is known from a data breach (at login the user must reset it; a new password is refused)',
   },
   'password-breached-reset': { screens: ['reset-password'], when: 'breached-password detection blocks and the new password is known from a data breach' },
-  'invalid-connection': { screens: ['login', 'login-id', 'login-password', 'login-passwordless-email-code', 'login-passwordless-sms-otp'], when: 'the connection is gone or not enabled for the application' },
+  'invalid-connection': {
+    screens: ['login', 'login-id', 'login-password', 'login-passwordless-email-code', 'login-passwordless-sms-otp', 'signup', 'signup-id', 'signup-password'],
+    when: 'the connection is gone or not enabled for the application, or a posted federated connection is not one the screen offers',
+  },
   'no-email': { screens: ['login', 'login-id', 'signup', 'signup-id', 'reset-password-request'], when: 'the e-mail address is empty' },
   'no-username': { screens: ['login', 'login-id', 'signup', 'signup-id'], when: 'the username is empty' },
   'no-password': { screens: ['login', 'login-password', 'signup', 'signup-password'], when: 'the password is empty' },

@@ -5,11 +5,13 @@ import type { ConnectionData } from '../../services/connections.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { Registry } from '../../registry.js';
 import type { TenantDocument } from '../../services/tenant-settings.js';
+import { brandingOf } from '../../services/branding.js';
 import { advancedCustomizationsRefusal } from '../../services/rendering/advanced-customizations.js';
 import { fillText, pickLocale, screenTexts } from '../../services/rendering/texts/index.js';
 import { pagePolicy, renderPage, selectRenderingConfig, type PageModel, type RenderingConfig } from './render/index.js';
 import type { OAuthErrorCode } from '../../oauth/error-codes.js';
 import type { PageErrorCode } from './page-errors.js';
+import { alternateConnection, alternateConnectionsFor, FEDERATED_SCREENS } from './alternate-connections.js';
 import { connectionContext } from './connection-context.js';
 import { PROMPT_OF, USERNAME_RULE, type HostedScreen } from './screens.js';
 
@@ -109,7 +111,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     email: input.screenData?.email ?? values.email ?? '',
     username: input.screenData?.username ?? values.username ?? '',
     userName: input.userName ?? input.screenData?.username ?? values.username ?? '',
-    ...(input.connection ? { connectionName: input.connection.name } : {}),
+    // No connectionName: `federatedConnectionButtonText` takes each button's own (render/widget.ts), and a bundle fills it in.
     // The user names Latchkey accepts (signup-screens.ts), for the texts that state the rule.
     ...USERNAME_RULE,
   });
@@ -117,6 +119,8 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
   const message = (code: string) => (input.screen === 'error' ? input.errorDescription : texts[code]) ?? input.errorDescription ?? code;
   const errors = input.errorCode ? [{ code: input.errorCode, ...(input.errorField ? { field: input.errorField } : {}), message: message(input.errorCode) }] : [];
   const state = input.state ?? input.transaction?.publicId;
+  const branding = brandingOf(document);
+  const alternates = input.transaction && FEDERATED_SCREENS.has(input.screen) ? (await alternateConnectionsFor(registry, input.transaction)).map(alternateConnection) : [];
   const model: PageModel = {
     prompt: PROMPT_OF[input.screen],
     screen: input.screen,
@@ -143,6 +147,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
       ...(settings?.picture_url ? { picture_url: settings.picture_url } : {}),
       enabled_locales: settings?.enabled_locales ?? ['en'],
     },
+    ...(Object.keys(branding).length > 0 ? { branding } : {}),
     authorizationParams,
     cspNonce,
     ...(input.errorCode ? { errorCode: input.errorCode } : {}),
@@ -150,6 +155,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     ...(input.connection
       ? { connection: { name: input.connection.name, requiresUsername: input.connection.options.requires_username === true }, connectionContext: connectionContext(input.connection) }
       : {}),
+    ...(alternates.length > 0 ? { alternateConnections: alternates } : {}),
     ...(input.passwordPolicy ? { passwordPolicy: input.passwordPolicy } : {}),
     ...(input.userName ? { userName: input.userName } : {}),
     ...(input.scopes ? { scopes: input.scopes } : {}),

@@ -8,7 +8,8 @@ import { sendScreen, type ScreenInput } from './pages.js';
 import type { PageErrorCode } from './page-errors.js';
 import { screenUrl } from './screens.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
-import { finishLogin, openScreenPost, openTransaction, type OpenTransaction, usableConnections } from './transaction-context.js';
+import { finishLogin, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { usableConnections } from './organization-connections.js';
 
 type ChallengeScreen = 'login-passwordless-email-code' | 'login-passwordless-sms-otp';
 

@@ -14,6 +14,7 @@ import type { ConnectionData } from '../../services/connections.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { originFields } from '../../services/events/event.js';
 import { requestOrigin } from '../request-origin.js';
+import { applicationLink } from './application-link.js';
 
 const RequestForm = ScreenForm({ email: Type.Optional(Type.String({ maxLength: 320 })), username: Type.Optional(Type.String({ maxLength: 320 })) });
 const ConnectionParams = Type.Object({ connection: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -24,16 +25,6 @@ const ResetForm = ScreenForm({
   'password-reset': Type.Optional(Type.String({ maxLength: 1024 })),
   're-enter-password': Type.Optional(Type.String({ maxLength: 1024 })),
 });
-
-/**
- * Where "Back to the application" leads once the password is changed: the ticket's `result_url`, else the site
- * of the application's first web callback (a callback itself would need a fresh authorization request).
- */
-function applicationLink(resultUrl: string | null, client: CachedClient | undefined): string | undefined {
-  if (resultUrl) return resultUrl;
-  const callback = client?.data.callbacks.find((url) => /^https?:\/\/[^*]+$/.test(url) && URL.canParse(url));
-  return callback ? `${new URL(callback).origin}/` : undefined;
-}
 
 /**
  * Password reset: the request page (`/u/reset-password/request`, from the login page) issues a ticket and hands

@@ -7,12 +7,14 @@ import type { ConnectionData } from '../../services/connections.js';
 import { ServiceError } from '../../services/errors.js';
 import { EMAIL_SHAPE } from '../../services/password-policy.js';
 import { usersService } from '../../services/users.js';
+import { startFederatedLogin } from './federated-login.js';
 import { sendScreen, type ScreenInput } from './pages.js';
 import type { PageErrorCode } from './page-errors.js';
 import { passwordPolicyView, passwordProblem } from './password-feedback.js';
 import { screenUrl, USERNAME_SHAPE } from './screens.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
-import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { screenInPlaceOf } from './entry.js';
+import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, redirectToScreen, type OpenTransaction } from './transaction-context.js';
 import { originFields } from '../../services/events/event.js';
 import { requestOrigin } from '../request-origin.js';
 
@@ -20,6 +22,8 @@ const SignupForm = ScreenForm({
   email: Type.Optional(Type.String({ maxLength: 320 })),
   username: Type.Optional(Type.String({ maxLength: 128 })),
   password: Type.Optional(Type.String({ maxLength: 1024 })),
+  /** A federated connection to sign up with instead (our buttons, the SDK's `federatedSignup`). */
+  connection: Type.Optional(Type.String({ maxLength: 128 })),
 });
 
 type SignupScreen = 'signup' | 'signup-id' | 'signup-password';
@@ -119,6 +123,13 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
     return connection;
   }
 
+  /**
+   * The signup goes on at the federated connection posted (the provider's account is the new user, created at its
+   * first login); a connection the screen does not offer re-renders it.
+   */
+  const federated = (reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, screen: SignupScreen, name: string) =>
+    startFederatedLogin(registry, reply, open, name, (errorCode) => sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode })));
+
   return async (app) => {
     const tags = ['hosted pages'];
     const paths = { signup: '/u/signup', 'signup-id': '/u/signup/identifier', 'signup-password': '/u/signup/password' } as const;
@@ -127,6 +138,8 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       app.get(paths[screen], { schema: { tags, summary: `Signup screen (${screen})`, querystring: StateQuery } }, async (request, reply) => {
         const open = await openTransaction(registry, request, reply, request.query.state);
         if (!open) return reply;
+        const inPlace = await screenInPlaceOf(registry, screen, open.transaction);
+        if (inPlace) return redirectToScreen(reply, inPlace, open.transaction);
         const connection = await signupConnection(open, reply);
         if (!connection) return reply;
         if (screen === 'signup-password' && !open.transaction.signupIdentifiers) return reply.header('cache-control', 'no-store').redirect(screenUrl('signup-id', open.transaction), 302);
@@ -139,6 +152,7 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       if (!open) return reply;
       const connection = await signupConnection(open, reply);
       if (!connection) return reply;
+      if (request.body.connection) return federated(reply, open, connection, 'signup', request.body.connection);
       const identifiers = identifiersOf(connection, request.body);
       if (identifiers.refused !== undefined) return refuseIdentifiers(reply, open, connection, 'signup', identifiers, request.body);
       return createAndLogIn(request, reply, open, connection, 'signup', identifiers, request.body.password ?? '');
@@ -149,6 +163,7 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       if (!open) return reply;
       const connection = await signupConnection(open, reply);
       if (!connection) return reply;
+      if (request.body.connection) return federated(reply, open, connection, 'signup-id', request.body.connection);
       const identifiers = identifiersOf(connection, request.body);
       if (identifiers.refused !== undefined) return refuseIdentifiers(reply, open, connection, 'signup-id', identifiers, request.body);
       await registry.transactions.save(open.handle, { ...open.transaction, signupIdentifiers: identifiers });
@@ -160,6 +175,7 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       if (!open) return reply;
       const connection = await signupConnection(open, reply);
       if (!connection) return reply;
+      if (request.body.connection) return federated(reply, open, connection, 'signup-password', request.body.connection);
       // The identifiers are the ones the transaction took on signup-id; posted copies (the SDK echoes them) are not used.
       const identifiers = open.transaction.signupIdentifiers ?? { email: '' };
       return createAndLogIn(request, reply, open, connection, 'signup-password', identifiers, request.body.password ?? '');

@@ -9,10 +9,12 @@ import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import { sendAnswer } from '../oauth/answer-pages.js';
 import { sendAuthorizationStep } from './authorization-step.js';
+import { usableConnections } from './organization-connections.js';
 import { requestOrigin } from '../request-origin.js';
 import { sendSamlAnswer } from '../oauth/saml-answer.js';
 import { clearTransactionCookie, sessionHandle, setSessionCookie, transactionHandle } from './cookies.js';
 import { sendErrorPage } from './pages.js';
+import { screenInPlaceOf } from './entry.js';
 import { screenReached, screenUrl, type TransactionScreen } from './screens.js';
 
 /** A login transaction this browser holds, with its application. */
@@ -60,17 +62,6 @@ export async function openTransaction(registry: Registry, request: FastifyReques
   return { handle, transaction, client, query: `?state=${encodeURIComponent(transaction.publicId)}` };
 }
 
-/**
- * The connections of `enabled` the login may use: in a login to an organization, only the organization's (the
- * application must have them enabled too).
- */
-export async function usableConnections<T extends { name: string }>(registry: Registry, transaction: LoginTransaction, enabled: readonly T[]): Promise<T[]> {
-  const organization = transaction.request.organization;
-  if (organization === undefined) return [...enabled];
-  const names = await registry.organizations.connectionNames(organization);
-  return enabled.filter((connection) => names.has(connection.name));
-}
-
 /** The database connection the pages authenticate against: the one the request names, or the client's first. */
 export async function databaseConnection(registry: Registry, open: OpenTransaction): Promise<ConnectionData | undefined> {
   const enabled = await usableConnections(registry, open.transaction, await registry.userGrants.databaseLogin.connectionsFor(open.client.clientId));
@@ -89,12 +80,17 @@ export function sameOrigin(registry: Registry, request: FastifyRequest): boolean
   return site === undefined || site === 'same-origin' || site === 'none';
 }
 
+/** Sends the browser to a screen of its transaction (one it may use, in place of the one it asked for). */
+export const redirectToScreen = (reply: FastifyReply, screen: TransactionScreen, transaction: LoginTransaction) =>
+  reply.header('cache-control', 'no-store').redirect(screenUrl(screen, transaction), 302);
+
 /**
  * What every form post of a transaction's screen checks first: a well-formed body; the transaction its `state` names
  * (in the body as the platform's SDK sends it, or in the URL), held by this browser's transaction cookie; a post
- * from our own origin; and a screen the transaction has reached. This is the forgery protection: the cookie is
- * SameSite=Lax, so another site's form cannot send it, and a browser names the page a post comes from. When a check
- * fails it sends the answer and resolves to undefined.
+ * from our own origin; and a screen the transaction has reached and that is part of its flow (no one-page login or
+ * signup when it goes identifier first). This is the forgery protection: the cookie is SameSite=Lax, so another
+ * site's form cannot send it, and a browser names the page a post comes from. When a check fails it sends the
+ * answer and resolves to undefined.
  */
 export async function openScreenPost(registry: Registry, request: FastifyRequest, reply: FastifyReply, screen: TransactionScreen | 'reset-password-request'): Promise<OpenTransaction | undefined> {
   if (request.validationError) return answered(sendErrorPage(registry, reply, 400, 'invalid_request', 'The form was not filled in as expected.'));
@@ -107,9 +103,10 @@ export async function openScreenPost(registry: Registry, request: FastifyRequest
   const open = await openTransaction(registry, request, reply, state);
   if (!open) return undefined;
   if (!sameOrigin(registry, request)) return answered(formForged(registry, reply, open.client));
-  if (!screenReached(screen, open.transaction)) {
-    return answered(reply.header('cache-control', 'no-store').redirect(screenUrl(screen.startsWith('signup') ? 'signup-id' : 'login-id', open.transaction), 302));
-  }
+  if (!screenReached(screen, open.transaction)) return answered(redirectToScreen(reply, screen.startsWith('signup') ? 'signup-id' : 'login-id', open.transaction));
+  // A one-page screen that is not part of this transaction's flow (identifier first): its post is not taken.
+  const inPlace = await screenInPlaceOf(registry, screen, open.transaction);
+  if (inPlace) return answered(redirectToScreen(reply, inPlace, open.transaction));
   const form = request.body as { action?: string; language?: string } | undefined;
   if (form?.action === 'change-language') return answered(changeLanguage(registry, request, reply, open, form.language));
   return open;

@@ -16,6 +16,7 @@ import { signingKeysRoutes } from './signing-keys.js';
 import { tenantSettingsRoutes } from './tenant-settings.js';
 import { attackProtectionRoutes } from './attack-protection.js';
 import { actionsRoutes } from './actions.js';
+import { brandingRoutes } from './branding.js';
 import { userBlocksRoutes } from './user-blocks.js';
 import { ticketsRoutes } from './tickets.js';
 import { verificationEmailJobRoutes } from './verification-email-job.js';
@@ -29,6 +30,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       signingKeysRoutes,
       promptsRenderingRoutes,
       promptsRoutes,
+      brandingRoutes,
       clientsRoutes,
       clientCredentialsRoutes,
       resourceServersRoutes,

@@ -2,7 +2,7 @@ import { lookup, universalLoginContext } from './universal-login-context.js';
 import { html, jsonForScript, raw, type Html } from './escape.js';
 import { renderHeadTag, scriptSources } from './head-tags.js';
 import type { PageModel } from './model.js';
-import { STYLESHEET } from './stylesheet.js';
+import { brandingStyle, STYLESHEET } from './stylesheet.js';
 import { pageTitle, renderWidget } from './widget.js';
 
 export type { PageModel, RenderingConfig } from './model.js';
@@ -11,15 +11,19 @@ export { selectRenderingConfig, type RenderingTarget } from './select.js';
 const HEAD_SLOT = /\{%-?\s*auth0:head\s*-?%\}/;
 const WIDGET_SLOT = /\{%-?\s*auth0:widget\s*-?%\}/;
 
-/** The head tags Latchkey adds by default: viewport, icon, title and its own stylesheet. */
+/** The head tags Latchkey adds by default: viewport, icon, title, its own stylesheet and the tenant's colours. */
 function defaultHead(model: PageModel): Html {
+  const favicon = model.branding?.favicon_url;
+  const colors = brandingStyle(model.branding);
   return html`${[
     html`<meta name="viewport" content="width=device-width, initial-scale=1">`,
     html`<meta name="robots" content="noindex, nofollow">`,
-    html`<link rel="icon" href="/favicon.ico" type="image/svg+xml">`,
+    favicon ? html`<link rel="icon" href="${favicon}">` : html`<link rel="icon" href="/favicon.ico" type="image/svg+xml">`,
     html`<title>${pageTitle(model)}</title>`,
     // raw: our own constant stylesheet (a <style> element does not decode HTML escapes).
     html`<style nonce="${model.cspNonce}">${raw(STYLESHEET)}</style>`,
+    // raw: colours that brandingOf let through only as #rgb or #rrggbb, so nothing else can reach the style.
+    colors && html`<style nonce="${model.cspNonce}">${raw(colors)}</style>`,
   ]}`;
 }
 

@@ -1,4 +1,5 @@
 import type { ScopeShown } from '../../../oauth/consent.js';
+import type { BrandingSettings } from '../../../services/branding.js';
 import type { PolicyRule } from '../../../services/password-policy.js';
 import type { HostedScreen } from '../screens.js';
 
@@ -57,6 +58,8 @@ export interface PageModel {
   connection?: { name: string; requiresUsername: boolean };
   /** `transaction.connection` of the context. */
   connectionContext?: Tree;
+  /** The federated connections the screen offers (`transaction.alternate_connections`; buttons on our pages). */
+  alternateConnections?: AlternateConnection[];
   /** The rules a new password must follow (signup, reset), shown before the first attempt. */
   passwordPolicy?: PasswordPolicyView;
   /** The logged-in user's name, which the logout and consent screens greet (`userSalute`, `pickerTitle`); absent when unknown. */
@@ -69,12 +72,27 @@ export interface PageModel {
   organizations?: OrganizationShown[];
   client: { client_id: string; name: string; logo_uri?: string; description?: string; metadata: Record<string, string> };
   tenant: { name: string; friendly_name: string; picture_url?: string; enabled_locales: string[] };
+  /** The tenant's branding (`GET /api/v2/branding`): our pages' logo, colours and favicon, and `branding.settings`. */
+  branding?: BrandingSettings;
   /** The authorization request's parameters the page may echo (login_hint, screen_hint, ui_locales, ext-*). */
   authorizationParams: Record<string, string>;
   renderingConfig?: RenderingConfig;
   /** The tenant's page template, with `{%- auth0:head -%}` and `{%- auth0:widget -%}` placeholders. */
   pageTemplate?: string;
   cspNonce: string;
+}
+
+/** A federated connection a login or signup screen offers, with what its button shows. */
+export interface AlternateConnection {
+  name: string;
+  strategy: string;
+  displayName: string;
+  /** An https URL only: the page loads it as an image. */
+  iconUrl?: string;
+  /** Whether our pages show a button for it (a bundle reads it as `options.show_as_button`). */
+  showAsButton: boolean;
+  /** The connection's metadata, which the platform's SDK reads as `metadata` (absent when it has none). */
+  metadata?: Record<string, string>;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { HEX_COLOR, type BrandingSettings } from '../../../services/branding.js';
+
 /** The hosted pages' own styles: one readable column, visible focus, sufficient contrast. */
 export const STYLESHEET = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5}
@@ -13,5 +15,22 @@ button.secondary{margin-top:.5rem;background:transparent;color:#1d4ed8;border:1p
 .error{border-left:4px solid #b91c1c;background:#fef2f2;color:#7f1d1d;padding:.5rem 1rem;margin:1rem 0}
 .password-rules{font-size:.875rem;margin:-.5rem 0 1rem}.password-rules p{margin:0}.password-rules ul{margin:.25rem 0;padding-left:1.25rem}
 .link{text-align:center;margin:.75rem 0}a{color:#1d4ed8}
+.separator{text-align:center;color:#6b7280;margin:1rem 0 .5rem}.federated button{display:flex;align-items:center;justify-content:center;gap:.5rem}.federated img{width:20px;height:20px}
 @media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}.widget{background:#1f2937}a{color:#93c5fd}.error{background:#450a0a;color:#fecaca}button.secondary{color:#93c5fd;border-color:#93c5fd}}
 `;
+
+/**
+ * The tenant's branding colours over our stylesheet: the accent colour on buttons (filled, or outlined for the
+ * secondary ones), the page background in light and dark mode alike. Undefined when no colour is set. Each colour is
+ * checked again here, since it is written into a style element unescaped.
+ */
+export function brandingStyle(branding: BrandingSettings | undefined): string | undefined {
+  const color = (value: string | undefined) => (value !== undefined && HEX_COLOR.test(value) ? value : undefined);
+  const primary = color(branding?.colors?.primary);
+  const background = color(branding?.colors?.page_background);
+  const rules = [
+    primary && `button{background:${primary}}button.secondary{background:transparent;color:${primary};border-color:${primary}}`,
+    background && `body{background:${background}}`,
+  ].filter(Boolean);
+  return rules.length > 0 ? rules.join('') : undefined;
+}

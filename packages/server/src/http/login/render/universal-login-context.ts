@@ -1,4 +1,4 @@
-import type { Json, PageModel, Tree } from './model.js';
+import type { AlternateConnection, Json, PageModel, Tree } from './model.js';
 
 /** A plain object without a prototype: keys from configuration and requests are data, never `__proto__` tricks. */
 const tree = (): Tree => Object.create(null) as Tree;
@@ -23,6 +23,11 @@ function configuredValue(item: string, model: PageModel): Json | undefined {
       return model.tenant.picture_url;
     case 'tenant.enabled_locales':
       return model.tenant.enabled_locales;
+    case 'branding.settings':
+      return model.branding && Object.keys(model.branding).length > 0 ? (structuredClone(model.branding) as Tree) : undefined;
+    case 'branding.themes.default':
+      // Latchkey has no themes (the platform's /api/v2/branding/themes): the SDK reads an empty default theme.
+      return {};
     case 'screen.texts':
       return { ...model.texts };
     case 'untrusted_data.submitted_form_data':
@@ -38,6 +43,13 @@ function configuredValue(item: string, model: PageModel): Json | undefined {
         dynamic('organization.metadata.', model.organization?.metadata ?? {})
       );
   }
+}
+
+/** A federated connection as the platform lists it in `transaction.alternate_connections` (the SDK reads these options). */
+function alternateConnectionContext(connection: AlternateConnection): Tree {
+  const options: Tree = { display_name: connection.displayName, show_as_button: connection.showAsButton };
+  if (connection.iconUrl !== undefined) options.icon_url = connection.iconUrl;
+  return { name: connection.name, strategy: connection.strategy, ...(connection.metadata ? { metadata: { ...connection.metadata } } : {}), options };
 }
 
 /** Sets `value` at a dotted path, creating the objects on the way. */
@@ -57,7 +69,8 @@ function place(target: Tree, path: readonly string[], value: Json): void {
 
 /**
  * `window.universal_login_context` as the platform shapes it: what every screen has (the client's id and name, the
- * prompt, the screen's name, data and links, the transaction's state, locale, errors and connection), plus exactly
+ * prompt, the screen's name, data and links, the transaction's state, locale, errors, connection and alternate
+ * (federated) connections), plus exactly
  * the optional items the rendering configuration's `context_configuration` names. Nothing else is exposed: no
  * secret, no metadata that was not asked for, no user data before the user has logged in.
  */
@@ -82,6 +95,9 @@ export function universalLoginContext(model: PageModel): Tree {
   place(context, ['transaction', 'locale'], model.locale);
   if (model.errors.length > 0) place(context, ['transaction', 'errors'], model.errors.map((error) => ({ ...error })));
   if (model.connectionContext) place(context, ['transaction', 'connection'], model.connectionContext);
+  if (model.alternateConnections && model.alternateConnections.length > 0) {
+    place(context, ['transaction', 'alternate_connections'], model.alternateConnections.map(alternateConnectionContext));
+  }
   context.untrusted_data = tree();
   context.user = tree();
   if (model.organizations) place(context, ['user', 'organizations'], model.organizations.map((organization) => ({ ...organization }) as Tree));

@@ -160,6 +160,24 @@ function actionButton(model: PageModel): Html | undefined {
 }
 
 /**
+ * A button per federated connection the screen offers, in a form of its own that posts the transaction's state and
+ * the connection's name, as the SDK's `federatedLogin({connection})` does: a password typed into the other form
+ * never goes along to a login that happens elsewhere.
+ */
+function federatedButtons(model: PageModel): Html | undefined {
+  const t = textOf(model);
+  const shown = (model.alternateConnections ?? []).filter((connection) => connection.showAsButton);
+  if (shown.length === 0 || !model.action) return undefined;
+  const label = (displayName: string) => (t('federatedConnectionButtonText') ? fillText(t('federatedConnectionButtonText'), { connectionName: displayName }) : displayName);
+  const buttons = shown.map(
+    (connection) =>
+      html`<button class="secondary" type="submit" name="connection" value="${connection.name}">${connection.iconUrl && html`<img src="${connection.iconUrl}" alt="">`}<span>${label(connection.displayName)}</span></button>`,
+  );
+  const hidden = Object.entries(model.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+  return html`<div class="federated"><p class="separator">${t('separatorText')}</p><form method="post" action="${model.action}">${hidden}${buttons}</form></div>`;
+}
+
+/**
  * The lines under a form's message: for a weak password, the policy's strength rules in the page's language (`* `
  * before a rule, ` * ` before its items, as the platform's policy text lays them out); otherwise the description.
  */
@@ -184,7 +202,8 @@ export function renderWidget(model: PageModel): Html {
         : // On a form, the description details the message, line by line.
           errorDetail(model).map((line) => html`<p class="detail">${line}</p>`)
     }</div>`;
-  const logo = safeHref(model.client.logo_uri ?? model.tenant.picture_url);
+  // The application's own logo first, then the tenant's branding, then its settings' picture.
+  const logo = safeHref(model.client.logo_uri ?? model.branding?.logo_url ?? model.tenant.picture_url);
   // The logout and consent questions greet the user by name when there is one (the text would read "Hello ," without).
   const salute = model.userName && (model.screen === 'logout' ? t('userSalute') : model.screen === 'consent' ? t('pickerTitle') : undefined);
   const header = html`<header>${logo && html`<img class="logo" src="${logo}" alt="${model.client.name}">`}<h1>${title}</h1>${salute && html`<p class="salute">${salute}</p>`}<p>${description}</p></header>`;
@@ -215,9 +234,10 @@ export function renderWidget(model: PageModel): Html {
     model.screen === 'reset-password-request' && link(model.links.login, t('backToLoginLinkText')),
     model.screen === 'reset-password-email' && link(model.links.login, t('backButtonText')),
     model.screen === 'reset-password-success' && link(model.links.application, t('buttonText')),
+    model.screen === 'email-verification-result' && link(model.links.login, t('buttonText')),
   ];
 
-  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${scopeList(model)}${alert}${form}${links}</main>`;
+  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${scopeList(model)}${alert}${form}${federatedButtons(model)}${links}</main>`;
 }
 
 /** The page title: the screen's `pageTitle` (it names the application). */
