@@ -108,7 +108,8 @@ describe.each(DIALECTS)('sweeping expired artifacts (%s)', (dialect) => {
     } finally {
       await on.close();
     }
-  });
+    // Two servers start and stop here: under a loaded suite that alone can take most of the default 30 s.
+  }, 60_000);
 });
 
 async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
