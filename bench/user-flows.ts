@@ -42,7 +42,7 @@ export async function provisionUserFlows(baseUrl: string, adminToken: string, us
 }
 
 /** Runs `loops` concurrent loops of `once` until `ms` have passed; answers the completions and the time they took. */
-async function runLoops(once: (loop: number) => Promise<void>, loops: number, ms: number): Promise<{ completed: number; seconds: number }> {
+async function runLoops(once: (loop: number) => Promise<unknown>, loops: number, ms: number): Promise<{ completed: number; seconds: number }> {
   const start = performance.now();
   const until = start + ms;
   const counts = await Promise.all(
@@ -59,7 +59,7 @@ async function runLoops(once: (loop: number) => Promise<void>, loops: number, ms
 }
 
 /** Runs `loops` concurrent loops of `once` for `seconds` (after a warm-up) and returns completions per second. */
-export async function loopRate(once: (loop: number) => Promise<void>, loops: number, seconds: number, warmupSeconds: number): Promise<number> {
+export async function loopRate(once: (loop: number) => Promise<unknown>, loops: number, seconds: number, warmupSeconds: number): Promise<number> {
   await runLoops(once, loops, warmupSeconds * 1000);
   const { completed, seconds: took } = await runLoops(once, loops, seconds * 1000);
   return completed / took;
@@ -71,7 +71,7 @@ export async function loopRate(once: (loop: number) => Promise<void>, loops: num
  * Answers each target's completions per second and its measured completions.
  */
 export async function compareLoopRates(
-  targets: ((loop: number) => Promise<void>)[],
+  targets: ((loop: number) => Promise<unknown>)[],
   loops: number,
   seconds: number,
   warmupSeconds: number,
@@ -113,7 +113,7 @@ interface LoginSteps {
 }
 
 /** One complete login of a browser without a session: the four requests a real one makes, each checked. */
-async function browserLogin(baseUrl: string, steps: LoginSteps): Promise<void> {
+async function browserLogin(baseUrl: string, steps: LoginSteps): Promise<Record<string, unknown>> {
   const jar = new Map<string, string>();
   const start = await fetch(`${baseUrl}/authorize?${new URLSearchParams(steps.authorizeQuery).toString()}`, { redirect: 'manual' });
   cookiesOf(start, jar);
@@ -134,13 +134,14 @@ async function browserLogin(baseUrl: string, steps: LoginSteps): Promise<void> {
   if (posted.status !== 302 || !code) throw new Error(`login post: ${posted.status} ${posted.headers.get('location') ?? ''}`);
   const tokens = await call(`${baseUrl}/oauth/token`, { method: 'POST', form: { ...steps.tokenForm, grant_type: 'authorization_code', code } });
   if (typeof tokens.id_token !== 'string') throw new Error('token: no ID token');
+  return tokens;
 }
 
 /**
  * One login at Latchkey's hosted login page. `user` picks one of the provisioned users (modulo their number);
  * `authorize` adds to (or replaces) the authorization request's parameters, e.g. an `audience` and its scopes.
  */
-export function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0, authorize: Record<string, string> = {}): Promise<void> {
+export function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0, authorize: Record<string, string> = {}): Promise<Record<string, unknown>> {
   return browserLogin(baseUrl, {
     authorizeQuery: { client_id: setup.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid profile email', state: 'bench', ...authorize },
     loginPath: '/u/login',
@@ -151,7 +152,7 @@ export function oneLogin(baseUrl: string, setup: UserFlowSetup, user = 0, author
 }
 
 /** One login at the floor login server (bench/floor-servers.ts). */
-export function oneFloorLogin(baseUrl: string, password: string): Promise<void> {
+export function oneFloorLogin(baseUrl: string, password: string): Promise<Record<string, unknown>> {
   return browserLogin(baseUrl, {
     authorizeQuery: { client_id: 'floor', response_type: 'code', state: 'floor' },
     loginPath: '/login',

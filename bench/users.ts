@@ -14,9 +14,10 @@
  * 4. The cost of the search indexes (migration 0009) to what a server does most: client-credentials tokens/s and
  *    authorization-code logins/s of two servers on SQLite files holding 100,000 users each, one as shipped and
  *    one with those indexes dropped, pinned to the server CPU and loaded in four alternate rounds. Aim: ≥ 0.95.
- * 5. The cost of RBAC (issue 27) to logins and refresh: on one SQLite server, users holding 10 roles with 200
- *    permissions across 3 APIs against users holding none, both logging in to and refreshing for an API with
- *    `enforce_policies` and the `access_token_authz` dialect, in alternate rounds. Aim: ≥ 0.9.
+ * 5. The cost of RBAC and organizations (issue 27) to logins and refresh: on one SQLite server, users who log in to
+ *    an organization where they hold 10 roles with 200 permissions across 3 APIs, against users holding no role
+ *    and logging in to no organization, both logging in to and refreshing for an API with `enforce_policies` and
+ *    the `access_token_authz` dialect, in alternate rounds. Aim: ≥ 0.9.
  * Prints a table and writes .bench/users-results.json. Settings: BENCH_PG_USERS (1000000), BENCH_SQLITE_USERS
  * (100000), BENCH_USER_REQUESTS (200 per search), BENCH_IMPORT_FILES (6), BENCH_DATABASE_URL, and BENCH_SECONDS,
  * BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS as for `npm run bench`.
@@ -34,7 +35,7 @@ import { call, compare, formPost, type LoadSettings } from './measure.js';
 import { BENCH_ADMIN, freePort, latchkeyEnv, onCleanup, pinSelf, planCpus, startTarget, stopEverything, type RunningTarget } from './processes.js';
 import { renderTable } from './report.js';
 import { chooser, timed, type Figures } from './sequential.js';
-import { compareLoopRates, oneLogin, provisionUserFlows, refreshLoad, USER_PASSWORD } from './user-flows.js';
+import { compareLoopRates, oneLogin, provisionUserFlows, refreshLoad } from './user-flows.js';
 import { GIVEN, SEED_CONNECTIONS, SEED_START_MS, seedEmail, seedUsersPostgres, seedUsersSqlite } from './users-seed.js';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -313,17 +314,27 @@ async function rbacCost(): Promise<RbacCost> {
       roles.push(String(role.id));
       await api(server, `/roles/${String(role.id)}/permissions`, { permissions: all.slice(r * 20, r * 20 + 20) });
     }
-    // Half the users hold every role, the other half none.
+    // Half the users are members of an organization holding every role there (and outside it), the other half
+    // hold no role and log in to no organization.
     const setup = await provisionUserFlows(server.target.url, server.token, loops * 2);
+    const management = (method: string, path: string, json?: unknown) => call(`${server.target.url}/api/v2${path}`, { method, json, token: server.token });
+    await management('PATCH', `/clients/${setup.clientId}`, { organization_usage: 'allow' });
+    const organization = String((await api(server, '/organizations', { name: 'bench-org' })).id);
+    const [connection] = (await management('GET', `/connections?name=${setup.connection}`)) as unknown as { id: string }[];
+    await api(server, `/organizations/${organization}/enabled_connections`, { connection_id: connection?.id });
     const withRoles = setup.emails.slice(0, loops);
     for (const email of withRoles) {
-      const [user] = (await (await fetch(`${server.target.url}/api/v2/users-by-email?email=${encodeURIComponent(email)}`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as { user_id: string }[];
-      await api(server, `/users/${encodeURIComponent(String(user?.user_id))}/roles`, { roles });
+      const [user] = (await management('GET', `/users-by-email?email=${encodeURIComponent(email)}`)) as unknown as { user_id: string }[];
+      const userId = encodeURIComponent(String(user?.user_id));
+      await api(server, `/users/${userId}/roles`, { roles });
+      await api(server, `/organizations/${organization}/members`, { members: [user?.user_id] });
+      await api(server, `/organizations/${organization}/members/${userId}/roles`, { roles });
     }
     const audience = apis[0] as string;
     const scope = `openid profile email offline_access ${scopesOf(0).slice(0, 20).join(' ')}`;
+    const inOrganization = { audience, scope, organization };
     const [loginsWith, loginsWithout] = await compareLoopRates(
-      [(loop) => oneLogin(server.target.url, setup, loop, { audience, scope }), (loop) => oneLogin(server.target.url, setup, loops + loop, { audience, scope })],
+      [(loop) => oneLogin(server.target.url, setup, loop, inOrganization), (loop) => oneLogin(server.target.url, setup, loops + loop, { audience, scope })],
       loops,
       settings.seconds,
       settings.warmupSeconds,
@@ -331,21 +342,13 @@ async function rbacCost(): Promise<RbacCost> {
     );
     const tokenUrl = `${server.target.url}/oauth/token`;
     const clientForm = { client_id: setup.clientId, client_secret: setup.clientSecret };
-    const seed = (email: string) => async () =>
-      String(
-        (
-          await call(tokenUrl, {
-            method: 'POST',
-            form: { ...clientForm, grant_type: 'http://auth0.com/oauth/grant-type/password-realm', username: email, password: USER_PASSWORD, realm: setup.connection, audience, scope },
-          })
-        ).refresh_token,
-      );
+    // Chains started by a login (an organization's is kept in its chain), for users of each half in turn.
     let turn = 0;
-    const next = (emails: string[]) => () => seed(emails[turn++ % emails.length] as string)();
+    const next = (offset: number, authorize: Record<string, string>) => async () => String((await oneLogin(server.target.url, setup, offset + (turn++ % loops), authorize)).refresh_token);
     const [refreshWith, refreshWithout] = await compare(
       [
-        { name: 'refresh, 10 roles and 200 permissions', request: refreshLoad(tokenUrl, clientForm, next(withRoles), settings.connections) },
-        { name: 'refresh, no roles', request: refreshLoad(tokenUrl, clientForm, next(setup.emails.slice(loops)), settings.connections) },
+        { name: 'refresh, in an organization, 10 roles and 200 permissions', request: refreshLoad(tokenUrl, clientForm, next(0, inOrganization), settings.connections) },
+        { name: 'refresh, no roles, no organization', request: refreshLoad(tokenUrl, clientForm, next(loops, { audience, scope }), settings.connections) },
       ],
       settings,
       4,
@@ -433,7 +436,7 @@ async function main() {
 
   console.log(`· the search indexes' cost: tokens and logins with and without them (SQLite, ${SQLITE_USERS.toLocaleString('en')} users each)`);
   const cost = await indexCost();
-  console.log('· the cost of RBAC: users with 10 roles and 200 permissions against users with none (SQLite)');
+  console.log('· the cost of RBAC and organizations: users in an organization with 10 roles and 200 permissions against users with neither (SQLite)');
   const rbac = await rbacCost();
 
   const met = (ok: boolean) => (ok ? 'MET' : 'MISSED');
@@ -457,7 +460,7 @@ async function main() {
       `logins ${cost.logins.indexed.toFixed(1)}/s with, ${cost.logins.without.toFixed(1)}/s without, ratio ${cost.logins.ratio.toFixed(3)} (aim ≥ ${AIMS.indexCost})  ${met(cost.tokens.ratio >= AIMS.indexCost && cost.logins.ratio >= AIMS.indexCost)}`,
   );
   console.log(
-    `RBAC cost (SQLite; an API with enforce_policies and access_token_authz): logins ${rbac.logins.withRoles.toFixed(1)}/s with 10 roles, ${rbac.logins.without.toFixed(1)}/s without, ratio ${rbac.logins.ratio.toFixed(3)}; ` +
+    `RBAC and organization cost (SQLite; an API with enforce_policies and access_token_authz): logins ${rbac.logins.withRoles.toFixed(1)}/s in an organization with 10 roles, ${rbac.logins.without.toFixed(1)}/s without either, ratio ${rbac.logins.ratio.toFixed(3)}; ` +
       `refresh ${Math.round(rbac.refresh.withRoles)}/s with, ${Math.round(rbac.refresh.without)}/s without, ratio ${rbac.refresh.ratio.toFixed(3)} (aim ≥ ${AIMS.rbacCost})  ${met(rbac.logins.ratio >= AIMS.rbacCost && rbac.refresh.ratio >= AIMS.rbacCost)}`,
   );
   Object.assign(results, { pgSearch, sqliteSearch, imported, exported, indexCost: cost, rbacCost: rbac });

@@ -1,5 +1,5 @@
 /**
- * Error codes are data (ARCHITECTURE.md, habit 3): one catalogue per family with codes of its own. This suite
+ * Error codes are data (the project's ARCHITECTURE.md, beside the repository in ../shared: habit 3): one catalogue per family with codes of its own. This suite
  * checks the three ways they can drift apart: the docs against the catalogues (docs/errors.md holds exactly the
  * generated tables), the code against the catalogues (the code parameter of every error constructor and body
  * builder is the catalogue's union of keys, so an uncatalogued code does not compile; a syntax scan of every

@@ -1,6 +1,6 @@
 /**
  * The import graph of packages/server/src: no file reaches itself through its imports, and imports only point
- * down the floors of docs/ARCHITECTURE.md ("Layers"). Every edge counts: static `import … from` and
+ * down the floors of the project's ARCHITECTURE.md ("Layers"; it lives beside the repository, in ../shared). Every edge counts: static `import … from` and
  * `export … from`, `import type` included (a type circle is still a circle a reader must untangle, and an upward
  * type import is how upward runtime imports begin), and `import('…')` with a string literal.
  *

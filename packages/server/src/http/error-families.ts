@@ -61,8 +61,9 @@ export const ERROR_FAMILIES: readonly ErrorFamily[] = [
   {
     family: 'Hosted page forms',
     body: 'the login, signup or reset screen again (400) with the message of the code; an advanced screen gets the code as `transaction.errors[0].code`',
-    endpoints: '`/u/login`, `/u/signup`, `/u/reset-password/request`, `/u/reset-password`',
-    serialiser: '`sendScreen` (http/login/pages.ts), messages in http/login/render/texts.ts',
+    endpoints:
+      '`/u/login` (`/identifier`, `/password`, the passwordless challenges), `/u/signup` (`/identifier`, `/password`), `/u/reset-password/request`, `/u/reset-password`, `/u/organization-selection`',
+    serialiser: '`sendScreen` (http/login/pages.ts), messages in services/rendering/texts/',
     codes: 'its own: [table](#hosted-page-forms-transactionerrors0code), http/login/page-errors.ts',
   },
   {
