@@ -235,6 +235,24 @@ describe('every sign-in path runs the sign-in pipeline, over a real socket', () 
     expect(new Set(traces.map((trace) => trace.path))).toEqual(new Set(SIGN_IN_PATHS));
   });
 
+  it("the user's roles are at hand in the stages (a post-login Action's event.authorization.roles), read once per sign-in", async () => {
+    const api = managementApi(server, 'socket');
+    const roles: string[] = [];
+    for (const name of ['Viewer', 'Editor']) {
+      const created = await api('POST', '/roles', { name });
+      roles.push(String(created.body.id));
+    }
+    expect((await api('POST', `/users/${encodeURIComponent(fx.user.userId)}/roles`, { roles })).status).toBe(204);
+    const seen: string[][] = [];
+    const signIn = server.registry.userGrants.signIn;
+    signIn.use('post-login-actions', async (attempt) => {
+      if (attempt.path === 'password-realm-grant') seen.push(await signIn.roleNames(attempt as SignInAttempt), await signIn.roleNames(attempt as SignInAttempt));
+    });
+    await drive('password-realm-grant');
+    expect(seen).toEqual([['Editor', 'Viewer'], ['Editor', 'Viewer']]);
+    for (const id of roles) await api('DELETE', `/roles/${id}`);
+  });
+
   it("a stage's refusal answers each path's error and issues nothing", async () => {
     for (const path of SIGN_IN_PATHS) {
       refusing = path;

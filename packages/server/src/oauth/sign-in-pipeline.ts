@@ -115,6 +115,8 @@ export interface SignInDecisions {
   consent?: ConsentNeed;
   /** The user chooses among their organizations before the application is answered. */
   pickOrganization?: boolean;
+  /** The user's role names, once a stage read them (`roleNames`). */
+  roleNames?: string[];
 }
 
 /** A check of one stage: resolves to a refusal to turn the sign-in down, or to nothing to let it go on. */
@@ -147,6 +149,16 @@ export function signInPipeline(deps: SignInPipelineDeps) {
   }
 
   return {
+    /**
+     * The names of the signing-in user's roles, read when a stage asks (the platform's `event.authorization.roles`
+     * of post-login Actions), once per sign-in.
+     */
+    async roleNames(attempt: SignInAttempt): Promise<string[]> {
+      attempt.decisions ??= {};
+      attempt.decisions.roleNames ??= await deps.storage.roles.roleNamesOfUser(deps.tenantId, attempt.userId);
+      return attempt.decisions.roleNames;
+    },
+
     /** Adds a check to a stage; it runs after the stage's earlier checks, on every path that passes the stage. */
     use(stage: SignInStage, check: StageCheck): void {
       checks.get(stage)?.push(check);

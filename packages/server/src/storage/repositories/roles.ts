@@ -195,6 +195,18 @@ export function rolesRepository(db: Kysely<Database>) {
       return rows.map((row) => row.permission_name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     },
 
+    /** The names of a user's roles, sorted (what a post-login Action reads as `event.authorization.roles`). */
+    async roleNamesOfUser(tenantId: string, userId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('user_roles as ur')
+        .innerJoin('roles as r', (join) => join.onRef('r.tenant_id', '=', 'ur.tenant_id').onRef('r.id', '=', 'ur.role_id'))
+        .select('r.name')
+        .where('ur.tenant_id', '=', tenantId)
+        .where('ur.user_id', '=', userId)
+        .execute();
+      return rows.map((row) => row.name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    },
+
     /** A deleted user's roles and direct permissions. */
     async removeUser(tenantId: string, userId: string): Promise<void> {
       await db.deleteFrom('user_roles').where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute();
