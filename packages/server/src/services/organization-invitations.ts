@@ -29,17 +29,8 @@ export interface InvitationView {
   expires_at: string;
 }
 
-export interface InvitationInput {
-  inviter: { name: string };
-  invitee: { email: string };
-  client_id: string;
-  connection_id?: string;
-  app_metadata?: Record<string, unknown>;
-  user_metadata?: Record<string, unknown>;
-  ttl_sec?: number;
-  roles?: string[];
-  send_invitation_email?: boolean;
-}
+/** A new invitation as the Management API takes it: what is stored, and how long it lasts and whether it is mailed. */
+export type InvitationInput = Omit<InvitationData, 'roles'> & { ttl_sec?: number; roles?: string[]; send_invitation_email?: boolean };
 
 export interface InvitationsDeps {
   storage: Storage;

@@ -145,18 +145,7 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
       'Cross-origin login could not be verified: this browser blocks third-party cookies and the application has no cross-origin verification page (cross_origin_loc).',
     );
   }
-  const attempt = {
-    path: 'cross-origin-ticket' as const,
-    clientId: request.clientId,
-    userId: data.user_id,
-    connection: data.connection,
-    amr: data.amr,
-    refuse: browserRefusal,
-    origin: browser.origin,
-    authorization: { request, client: target.client },
-    decisions: {} as SignInDecisions,
-    ...requested(request),
-  };
+  const attempt = browserAttempt('cross-origin-ticket', { userId: data.user_id, connection: data.connection, amr: data.amr }, request, target.client, browser);
   // Spent and turned into a session (with its code) together: a failure in between leaves the ticket unspent.
   const started = await deps.users.signIn.run(attempt, () =>
     startSession(deps, {
@@ -181,6 +170,11 @@ export function requested(request: Pick<AuthorizeRequest, 'audience' | 'scopes'>
 
 /** What a browser sign-in answers a refused account with: the application gets `access_denied`. */
 export const browserRefusal = oauthRefusal(() => new AccessDenied('user is blocked'));
+
+/** A browser sign-in of `user` answering an authorization request, as the pipeline's stages see it. */
+function browserAttempt(path: SignInPath, user: SignedInUser, request: AuthorizeRequest, client: CachedClient, browser: BrowserState): SignInAttempt & { decisions: SignInDecisions } {
+  return { ...user, path, clientId: request.clientId, refuse: browserRefusal, origin: browser.origin, authorization: { request, client }, decisions: {}, ...requested(request) };
+}
 
 /** The answer to a sign-in whose session (and code, unless consent comes first) `startSession` stored. */
 async function signedIn(request: AuthorizeRequest, client: CachedClient, started: StartedSession, deps: AuthorizeDeps, decisions: SignInDecisions): Promise<AuthorizeOutcome> {
@@ -226,16 +220,7 @@ export async function authorizeAuthenticated(
   return withTrustedTarget(raw, deps, async (target) => {
     const request = await organizationRequest(await checkRequest(raw, target, deps.config), target.client, deps, false);
     const user = await authenticate(request);
-    const attempt = {
-      ...user,
-      path,
-      clientId: request.clientId,
-      refuse: browserRefusal,
-      origin: browser.origin,
-      authorization: { request, client: target.client },
-      decisions: {} as SignInDecisions,
-      ...requested(request),
-    } satisfies SignInAttempt;
+    const attempt = browserAttempt(path, user, request, target.client, browser);
     const started = await deps.users.signIn.run(attempt, () =>
       startSession(deps, { client: target.client, authorization: request, answerLater: answerLater(attempt.decisions), earlierSession: browser.sessionHandle, user }),
     );
