@@ -222,7 +222,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const signIn = signInPipeline({ storage, tenantId });
     const consent = consents({ storage, tenantId, config: oauthConfig, issuer: config.issuer, now });
     const invitations = organizationInvitations({ storage, tenantId, now, ticketKey: secret.key('organization-invitation'), notifier });
-    const organizations = organizationLogin({ storage, tenantId, invitations, now });
+    const organizations = organizationLogin({ storage, tenantId, invitations, config: oauthConfig, now });
     signIn.use('organization-membership', organizations.membershipStage);
     signIn.use('consent', async (attempt) => {
       if (attempt.authorization && attempt.decisions) {

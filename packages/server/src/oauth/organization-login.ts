@@ -1,4 +1,4 @@
-import type { CachedClient } from '../services/config-cache.js';
+import type { CachedClient, OAuthConfig } from '../services/config-cache.js';
 import type { OrganizationInvitations } from '../services/organization-invitations.js';
 import type { OrganizationRecord } from '../storage/repositories/organizations.js';
 import type { Storage } from '../storage/storage.js';
@@ -10,6 +10,8 @@ export interface OrganizationLoginDeps {
   storage: Storage;
   tenantId: string;
   invitations: OrganizationInvitations;
+  /** The tenant's settings (`allow_organization_name_in_authentication_api`). */
+  config: Pick<OAuthConfig, 'tenantDocument'>;
   now: () => Date;
 }
 
@@ -22,17 +24,24 @@ export function organizationUsage(client: CachedClient) {
 export type OrganizationStart = { kind: 'none' } | { kind: 'organization'; request: AuthorizeRequest } | { kind: 'select-first' };
 
 /**
- * Logins to organizations, as the platform has them. `/authorize?organization=` (an id or, where the client allows
- * organizations, a name) logs the user in to that organization: only its enabled connections are offered, and the
- * user must be a member, or become one (a connection that assigns membership on login, or an invitation for their
- * address). A client that requires organizations gets its `organization_require_behavior` when none is named: an
- * error, the organization's name asked before login, or a choice among the user's memberships after it.
+ * Logins to organizations, as the platform has them. `/authorize?organization=` (an id or, where the tenant allows
+ * organization names in the Authentication API, a name) logs the user in to that organization: only its enabled
+ * connections are offered, and the user must be a member, or become one (a connection that assigns membership on
+ * login, or an invitation for their address). A client that requires organizations gets its
+ * `organization_require_behavior` when none is named: an error, the organization's name asked before login, or a
+ * choice among the user's memberships after it.
  */
 export function organizationLogin(deps: OrganizationLoginDeps) {
   const { storage, tenantId } = deps;
 
   async function find(value: string): Promise<OrganizationRecord | undefined> {
     return (await storage.organizations.get(tenantId, value)) ?? (value.startsWith('org_') ? undefined : await storage.organizations.getByName(tenantId, value.toLowerCase()));
+  }
+
+  /** Whether the tenant lets the Authentication API take organization names (off by default, as on the platform). */
+  async function namesAllowed(): Promise<boolean> {
+    const settings = (await deps.config.tenantDocument())?.settings as { allow_organization_name_in_authentication_api?: boolean } | undefined;
+    return settings?.allow_organization_name_in_authentication_api === true;
   }
 
   /** The ids of the connections an organization's members log in with. */
@@ -79,6 +88,11 @@ export function organizationLogin(deps: OrganizationLoginDeps) {
         throw new InvalidRequest('parameter organization is required for this client');
       }
       if (usage === 'deny') throw new InvalidRequest('parameter organization is not allowed for this client');
+      // A name is taken only where the tenant allows names: the ID token then has the org_name that clients asking by
+      // name check (the platform's SDKs do). Elsewhere the platform refuses it with this answer.
+      if (!request.organization.startsWith('org_') && !(await namesAllowed())) {
+        throw new InvalidRequest('authorization request parameter organization must be an organization id');
+      }
       const organization = await find(request.organization);
       if (!organization) throw new InvalidRequest(`parameter organization is invalid: no organization found for ${request.organization}`);
       if (request.invitation !== undefined && !(await deps.invitations.redeemable(request.invitation, organization.id))) {
