@@ -129,6 +129,8 @@ describe('the platform SDK on the consent and organization screens, in Chromium'
         ],
         hideScopes: false,
       });
+      // The user has logged in: the context names them (and nothing more about them than the platform's fields).
+      expect(await page.evaluate(() => (window as unknown as { universal_login_context: { user: Record<string, unknown> } }).universal_login_context.user)).toMatchObject({ id: fx.user.userId, email: fx.user.email });
       await submitThroughSdk(page, '#consent-accept');
       const tokens = await world.exchangeAtCallback(page, partner);
       expect(tokens.scope).toBe('openid read:things write:things');

@@ -8,7 +8,7 @@ import type { Registry } from '../../registry.js';
 import { sendAnswer } from '../oauth/answer-pages.js';
 import { sendAuthorizationStep } from './authorization-step.js';
 import { clearTransactionCookie, sessionHandle } from './cookies.js';
-import { greetingName } from './greeting-name.js';
+import { greetingName, signedInUser } from './greeting-name.js';
 import { sendErrorPage, sendScreen } from './pages.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
 import { screenUrl } from './screens.js';
@@ -51,6 +51,7 @@ export function consentScreenRoutes(registry: Registry): FastifyPluginAsyncTypeb
         transaction: open.transaction,
         action: screenUrl('consent', open.transaction),
         scopes: await registry.consents.shown(consent),
+        user: await signedInUser(registry, consent.userId),
         ...(userName ? { userName } : {}),
       });
     });

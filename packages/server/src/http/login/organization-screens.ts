@@ -9,6 +9,7 @@ import type { Session } from '../../services/sessions.js';
 import { sendAuthorizationStep } from './authorization-step.js';
 import { clearTransactionCookie, sessionHandle } from './cookies.js';
 import { loginScreenUrl } from './entry.js';
+import { signedInUser } from './greeting-name.js';
 import { sendErrorPage, sendScreen } from './pages.js';
 import type { OrganizationShown } from './render/model.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
@@ -138,6 +139,7 @@ export function organizationScreenRoutes(registry: Registry): FastifyPluginAsync
         transaction: open.transaction,
         action: screenUrl('organization-picker', open.transaction),
         organizations: memberships.map(shown),
+        user: await signedInUser(registry, picker.userId),
       });
     });
 

@@ -58,6 +58,8 @@ export interface ScreenInput {
   scopes?: PageModel['scopes'];
   /** The organizations the picker offers. */
   organizations?: PageModel['organizations'];
+  /** The signed-in user (screens after login). */
+  user?: PageModel['user'];
   /** More values for the texts' placeholders (`${inviterName}`). */
   textValues?: Record<string, string>;
 }
@@ -161,6 +163,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     ...(input.scopes ? { scopes: input.scopes } : {}),
     ...(organization ? { organization } : {}),
     ...(input.organizations ? { organizations: input.organizations } : {}),
+    ...(input.user ? { user: input.user } : {}),
     ...(renderingConfig ? { renderingConfig } : {}),
     ...(pageTemplate ? { pageTemplate } : {}),
   };

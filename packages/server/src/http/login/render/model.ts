@@ -70,6 +70,8 @@ export interface PageModel {
   organization?: OrganizationShown & { usage: string; metadata?: Record<string, string> };
   /** The organizations a signed-in user may choose among (`user.organizations`, the organization picker). */
   organizations?: OrganizationShown[];
+  /** The signed-in user, on the screens after login (`user` of the context: consent, the organization picker). */
+  user?: { id: string; email?: string; username?: string; picture?: string };
   client: { client_id: string; name: string; logo_uri?: string; description?: string; metadata: Record<string, string> };
   tenant: { name: string; friendly_name: string; picture_url?: string; enabled_locales: string[] };
   /** The tenant's branding (`GET /api/v2/branding`): our pages' logo, colours and favicon, and `branding.settings`. */

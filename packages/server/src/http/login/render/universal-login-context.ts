@@ -100,6 +100,8 @@ export function universalLoginContext(model: PageModel): Tree {
   }
   context.untrusted_data = tree();
   context.user = tree();
+  // Only on the screens after login: no user data before the user has logged in.
+  if (model.user) for (const [key, value] of Object.entries(model.user)) if (value !== undefined) place(context, ['user', key], value);
   if (model.organizations) place(context, ['user', 'organizations'], model.organizations.map((organization) => ({ ...organization }) as Tree));
   for (const item of model.renderingConfig?.context_configuration ?? []) {
     const value = configuredValue(item, model);
