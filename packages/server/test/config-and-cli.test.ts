@@ -122,7 +122,8 @@ describe('the latchkey CLI', () => {
     } finally {
       await second.stop();
     }
-  });
+    // Two server processes start here, one after the other: on a loaded two-core machine that nears 30 s.
+  }, 60_000);
 
   it('on one CPU (pinned with taskset) answers concurrent token requests and password logins, each with its own verified answer', async () => {
     // One CPU: the server signs on its event loop, a loop turn's signatures together (src/crypto/rsa-signer.ts).

@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
+import { verifiableRedirect } from '../src/oauth/consent.js';
 
 const THIRD_PARTY_CALLBACK = 'https://partner.example.net/cb';
 const LOCAL_CALLBACK = 'http://localhost:4000/callback';
@@ -208,5 +209,16 @@ describe.each(DIALECTS)('consent (%s)', (dialect) => {
     expect((await api('GET', '/grants', undefined, token)).body).toMatchObject({ statusCode: 403, errorCode: 'insufficient_scope' });
     expect((await api('DELETE', `/grants?user_id=${encodeURIComponent(fx.user.userId)}`)).status).toBe(204);
     expect(await grantsOf(`user_id=${encodeURIComponent(fx.user.userId)}`)).toEqual([]);
+  });
+});
+
+describe('verifiable redirect URIs', () => {
+  it('localhost (and its subdomains) proves nothing, except on Latchkey\u2019s own origin; other hosts do', () => {
+    const own = 'http://localhost:3000';
+    expect(verifiableRedirect('http://localhost:4000/callback', own)).toBe(false);
+    expect(verifiableRedirect('http://app.localhost/callback', own)).toBe(false);
+    expect(verifiableRedirect('http://localhost:3000/demo/', own)).toBe(true);
+    expect(verifiableRedirect('https://app.example.com/callback', own)).toBe(true);
+    expect(verifiableRedirect('not a url', own)).toBe(false);
   });
 });

@@ -28,15 +28,18 @@ type ConsentRequest = Pick<AuthorizeRequest, 'audience' | 'scopes' | 'prompt' | 
 /**
  * A redirect URI proves which application asks only when its host is one the application's owner controls:
  * `localhost` can be served by anything on the user's machine, so an application there is not known to be the
- * first-party one it claims to be (the platform shows consent there whatever the API allows).
+ * first-party one it claims to be (the platform shows consent there whatever the API allows). Pages Latchkey
+ * serves itself (the demo at `/demo/`) are on its own origin, which nothing else can answer for.
  */
-export function verifiableRedirect(redirectUri: string): boolean {
-  let host: string;
+export function verifiableRedirect(redirectUri: string, ownOrigin: string): boolean {
+  let url: URL;
   try {
-    host = new URL(redirectUri).hostname.toLowerCase();
+    url = new URL(redirectUri);
   } catch {
     return false;
   }
+  if (url.origin === ownOrigin) return true;
+  const host = url.hostname.toLowerCase();
   return host !== 'localhost' && !host.endsWith('.localhost');
 }
 
@@ -50,13 +53,14 @@ export function consents(deps: ConsentDeps) {
   const { storage, tenantId } = deps;
   const userinfoAudience = new URL('userinfo', deps.issuer.endsWith('/') ? deps.issuer : `${deps.issuer}/`).href;
   const audienceOf = (request: Pick<AuthorizeRequest, 'audience'>) => request.audience ?? userinfoAudience;
+  const ownOrigin = new URL(deps.issuer).origin;
 
   async function applies(request: ConsentRequest, client: CachedClient): Promise<boolean> {
     if (request.prompt.includes('consent') || client.data.is_first_party === false) return true;
     if (request.audience === undefined) return false;
     const api = await deps.config.resourceServer(request.audience);
     if (!api) return false;
-    return api.skip_consent_for_verifiable_first_party_clients === false || !verifiableRedirect(request.redirectUri);
+    return api.skip_consent_for_verifiable_first_party_clients === false || !verifiableRedirect(request.redirectUri, ownOrigin);
   }
 
   return {
