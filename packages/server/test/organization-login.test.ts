@@ -134,7 +134,7 @@ describe.each(DIALECTS)('organization logins (%s)', (dialect) => {
     const role = await ok(api('POST', '/roles', { name: `Org admin ${dialect}` }));
     const invitee = `invitee-${dialect}@example.com`;
     const invitation = await ok(
-      api('POST', `/organizations/${org.id}/invitations`, { inviter: { name: 'Alice' }, invitee: { email: invitee }, client_id: fx.web.clientId, roles: [String(role.id)] }),
+      api('POST', `/organizations/${org.id}/invitations`, { inviter: { name: 'Alice' }, invitee: { email: invitee }, client_id: fx.web.clientId, connection_id: connectionId, roles: [String(role.id)] }),
       201,
     );
     const link = new URL(String(invitation.invitation_url));

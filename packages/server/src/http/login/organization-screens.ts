@@ -113,13 +113,16 @@ export function organizationScreenRoutes(registry: Registry): FastifyPluginAsync
         if (!open) return reply;
         const redeemable = await invitationOf(open);
         if (!redeemable) return refuseLogin(registry, reply, open, new AccessDenied('The invitation is not valid: it expired, was withdrawn or was accepted already.'));
-        // The invited address logs in if it has an account on the organization's connections, else signs up.
-        const email = redeemable.invitation.data.invitee.email;
-        const names = await registry.organizations.connectionNames(redeemable.organization.id);
+        // The invited address logs in if it has an account on the organization's connections (the invitation's own,
+        // when it names one), else signs up.
+        const { invitee, connection_id: connectionId } = redeemable.invitation.data;
+        const email = invitee.email;
+        const named = connectionId === undefined ? undefined : (await registry.storage.connections.get(registry.tenantId, connectionId))?.columns.name;
+        const names = named !== undefined ? new Set([named]) : await registry.organizations.connectionNames(redeemable.organization.id);
         let known = false;
         for (const connection of names) known ||= (await registry.storage.users.findOne(registry.tenantId, { connection, email })) !== undefined;
         const { screenHint: _hint, ...rest } = open.transaction.request;
-        const transaction = { ...open.transaction, request: { ...rest, loginHint: email, ...(known ? {} : { screenHint: 'signup' }) } };
+        const transaction = { ...open.transaction, request: { ...rest, loginHint: email, ...(known ? {} : { screenHint: 'signup' }), ...(named !== undefined ? { connection: named } : {}) } };
         await registry.transactions.save(open.handle, transaction);
         return noStoreRedirect(reply, await loginScreenUrl(registry, transaction));
       },
