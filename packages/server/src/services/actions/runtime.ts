@@ -3,15 +3,15 @@
  * context.
  *
  * Why isolated-vm rather than quickjs-emscripten: `node --import tsx bench/actions-runtime.ts`, Node 20.20, a
- * 2-CPU machine shared with other work (load average 3-5), three runs; medians of 3,000 warm and 15 cold
+ * 2-CPU machine shared with other work (load average 3-5), five runs; medians of 3,000 warm and 15 cold
  * executions; the same in-engine prelude, module and marshalled post-login event (about 1.5 KB) for both engines.
  *
  *   |                                                  | isolated-vm | quickjs-emscripten | quickjs / ivm |
  *   |--------------------------------------------------|-------------|--------------------|---------------|
- *   | warm execution in a loaded context               | 0.07-0.10 ms| 0.17-0.22 ms       | 2.1-2.5       |
- *   | cold: new isolate, compile, first execution      | 3.2-4.9 ms  | 3.3-6.6 ms         | 0.7-2.1       |
- *   | memory per loaded isolate (process RSS growth)   | 1.06 MB     | 0.4-0.7 MB         | 0.4-0.6       |
- *   | host timers' worst lateness while tenant code    | 5-11 ms (*) | 296-303 ms         |               |
+ *   | warm execution in a loaded context               | 0.07-0.10 ms| 0.17-0.22 ms       | 2.1-2.6       |
+ *   | cold: new isolate, compile, first execution      | 3.2-4.9 ms  | 1.1-6.6 ms         | 0.2-2.1       |
+ *   | memory per loaded isolate (process RSS growth)   | 1.06 MB     | 0.4-1.1 MB         | 0.4-1.0       |
+ *   | host timers' worst lateness while tenant code    | 2-11 ms (*) | 296-303 ms         |               |
  *   | loops for 300 ms                                 |             |                    |               |
  *   | Latchkey's runtime end to end, warm (this file)  | 0.21-0.30 ms|                    |               |
  *
@@ -23,7 +23,7 @@
  * thread of its own, so a tenant's infinite loop costs one thread until its limit while the server keeps
  * answering, where QuickJS compiled to WebAssembly runs on the calling thread and stalls every request for the
  * whole loop (matching that would take a worker pool of our own). V8 also runs the platform's JavaScript as the
- * platform does (the same engine and built-ins). A fresh context per execution costs 1.1-1.4 ms, more than ten
+ * platform does (the same engine and built-ins). A fresh context per execution costs 1.1-1.5 ms, more than ten
  * warm executions, so loaded contexts are pooled per version (version-sandbox.ts).
  *
  * What an execution gets: the JSON-marshalled `event`, an `api` whose methods only record commands (handlers.ts),
