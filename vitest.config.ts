@@ -18,6 +18,10 @@ const LONGEST = [
   'acul-login-chromium',
   'users-export',
   'auth-rate-limit',
+  'management-surface',
+  'multi-node',
+  'artifact-sweeper',
+  'client-authentication-methods',
 ];
 
 class LongestFirst extends BaseSequencer {
@@ -40,7 +44,8 @@ export default defineConfig({
     // Vitest's default on this 2-core machine is one worker. Most suites wait on sockets, child processes and
     // Chromium rather than compute: two workers took the suite from about 12.5 to 8 minutes (71 files); with 95
     // files, three workers run `npm test` in about 7 minutes on a quiet machine (vitest 400 s), where two took
-    // over 10 minutes on a busy one.
+    // over 10 minutes on a busy one. With 107 files three workers took 616 s (1.5 of the 2 cores busy on
+    // average) and four took 658 s.
     maxWorkers: 3,
     isolate: false,
     sequence: { sequencer: LongestFirst },
