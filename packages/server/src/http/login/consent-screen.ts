@@ -1,18 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { completeAuthorization, errorAnswer } from '../../oauth/authorize/flow.js';
 import { AccessDenied } from '../../oauth/errors.js';
-import type { Session } from '../../services/sessions.js';
 import type { Registry } from '../../registry.js';
 import { sendAnswer } from '../oauth/answer-pages.js';
 import { sendAuthorizationStep } from './authorization-step.js';
-import { clearTransactionCookie, sessionHandle } from './cookies.js';
+import { clearTransactionCookie } from './cookies.js';
 import { greetingName, signedInUser } from './greeting-name.js';
 import { sendErrorPage, sendScreen } from './pages.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
 import { screenUrl } from './screens.js';
-import { authorizeDeps, openScreenPost, openTransaction, type OpenTransaction } from './transaction-context.js';
+import { authorizeDeps, openScreenPost, openTransaction, signedInSession, type OpenTransaction } from './transaction-context.js';
 
 const ConsentForm = ScreenForm({});
 
@@ -28,12 +27,6 @@ export function consentScreenRoutes(registry: Registry): FastifyPluginAsyncTypeb
   const deps = authorizeDeps(registry);
   const tags = ['hosted pages'];
 
-  /** The session the consent is for, if this browser still holds it. */
-  async function sessionOf(request: FastifyRequest, consent: ConsentOf): Promise<Session | undefined> {
-    const session = await registry.sessions.find(sessionHandle(request));
-    return session && session.data.sid === consent.sid && session.data.user_id === consent.userId ? session : undefined;
-  }
-
   const sessionGone = (reply: FastifyReply, open: OpenTransaction) =>
     sendErrorPage(registry, reply, 400, 'invalid_request', 'This consent belongs to a session that has ended. Go back to the application and start again.', open.client);
 
@@ -43,7 +36,7 @@ export function consentScreenRoutes(registry: Registry): FastifyPluginAsyncTypeb
       if (!open) return reply;
       const consent = open.transaction.consent;
       if (!consent) return sendErrorPage(registry, reply, 400, 'invalid_request', 'This login asks for no consent.', open.client);
-      if (!(await sessionOf(request, consent))) return sessionGone(reply, open);
+      if (!(await signedInSession(registry, request, consent))) return sessionGone(reply, open);
       const userName = await greetingName(registry, consent.userId);
       return sendScreen(registry, reply, 200, {
         screen: 'consent',
@@ -67,7 +60,7 @@ export function consentScreenRoutes(registry: Registry): FastifyPluginAsyncTypeb
         if (action !== 'accept' && action !== 'deny') {
           return reply.header('cache-control', 'no-store').redirect(screenUrl('consent', open.transaction), 303);
         }
-        const session = await sessionOf(request, consent);
+        const session = await signedInSession(registry, request, consent);
         if (!session) return sessionGone(reply, open);
         // Only one answer counts: a second post (another tab, a replay) finds the transaction ended.
         if (!(await registry.transactions.complete(open.handle))) {

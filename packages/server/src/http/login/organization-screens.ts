@@ -1,20 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { completeAuthorization } from '../../oauth/authorize/flow.js';
 import { AccessDenied } from '../../oauth/errors.js';
 import type { OrganizationRecord } from '../../storage/repositories/organizations.js';
 import type { Registry } from '../../registry.js';
-import type { Session } from '../../services/sessions.js';
 import { sendAuthorizationStep } from './authorization-step.js';
-import { clearTransactionCookie, sessionHandle } from './cookies.js';
+import { clearTransactionCookie } from './cookies.js';
 import { loginScreenUrl } from './entry.js';
 import { signedInUser } from './greeting-name.js';
 import { sendErrorPage, sendScreen } from './pages.js';
 import type { OrganizationShown } from './render/model.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
 import { screenUrl } from './screens.js';
-import { authorizeDeps, openScreenPost, openTransaction, refuseLogin, type OpenTransaction } from './transaction-context.js';
+import { authorizeDeps, openScreenPost, openTransaction, refuseLogin, signedInSession, type OpenTransaction } from './transaction-context.js';
 
 const SelectionForm = ScreenForm({ organizationName: Type.Optional(Type.String({ maxLength: 100 })) });
 const PickerForm = ScreenForm({ organization: Type.Optional(Type.String({ maxLength: 100 })) });
@@ -50,13 +49,6 @@ export function organizationScreenRoutes(registry: Registry): FastifyPluginAsync
     values: { organizationName: extra.value ?? '' },
     ...(extra.errorCode ? { errorCode: extra.errorCode, errorField: 'organizationName' } : {}),
   });
-
-  /** The session the picker is for, if this browser still holds it. */
-  async function pickerSession(request: FastifyRequest, open: OpenTransaction): Promise<Session | undefined> {
-    const picker = open.transaction.organizationPicker;
-    const session = await registry.sessions.find(sessionHandle(request));
-    return picker && session && session.data.sid === picker.sid && session.data.user_id === picker.userId ? session : undefined;
-  }
 
   const sessionGone = (reply: FastifyReply, open: OpenTransaction) =>
     sendErrorPage(registry, reply, 400, 'invalid_request', 'This login belongs to a session that has ended. Go back to the application and start again.', open.client);
@@ -133,7 +125,7 @@ export function organizationScreenRoutes(registry: Registry): FastifyPluginAsync
       if (!open) return reply;
       const picker = open.transaction.organizationPicker;
       if (!picker) return sendErrorPage(registry, reply, 400, 'invalid_request', 'This login asks for no organization.', open.client);
-      if (!(await pickerSession(request, open))) return sessionGone(reply, open);
+      if (!(await signedInSession(registry, request, open.transaction.organizationPicker))) return sessionGone(reply, open);
       const memberships = await registry.organizations.memberships(picker.userId);
       if (memberships.length === 0) return refuseLogin(registry, reply, open, new AccessDenied('The user is not a member of any organization.'));
       return sendScreen(registry, reply, 200, {
@@ -153,7 +145,7 @@ export function organizationScreenRoutes(registry: Registry): FastifyPluginAsync
         const open = await openScreenPost(registry, request, reply, 'organization-picker');
         if (!open) return reply;
         const picker = open.transaction.organizationPicker;
-        const session = await pickerSession(request, open);
+        const session = await signedInSession(registry, request, open.transaction.organizationPicker);
         if (!picker || !session) return sessionGone(reply, open);
         const chosen = (await registry.organizations.memberships(picker.userId)).find((organization) => organization.id === request.body.organization);
         if (!chosen) return noStoreRedirect(reply, screenUrl('organization-picker', open.transaction));

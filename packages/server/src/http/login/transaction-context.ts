@@ -6,6 +6,7 @@ import { startSession, type SignedInUser } from '../../oauth/authorize/sign-in.j
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { CachedClient } from '../../services/config-cache.js';
 import type { Registry } from '../../registry.js';
+import type { Session } from '../../services/sessions.js';
 import type { ConnectionData } from '../../services/connections.js';
 import { sendAnswer } from '../oauth/answer-pages.js';
 import { sendAuthorizationStep } from './authorization-step.js';
@@ -187,4 +188,13 @@ export async function finishLogin(
   await setSessionCookie(registry, reply, handle);
   if (saml) return sendSamlAnswer(registry, reply, open.client, saml, session);
   return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps, { issued, consent: decisions.consent, pickOrganization: decisions.pickOrganization }));
+}
+
+/**
+ * The SSO session a screen after login is for (consent, the organization picker), if this browser still holds it:
+ * another session in the same browser meanwhile (a login elsewhere) does not answer for it.
+ */
+export async function signedInSession(registry: Registry, request: FastifyRequest, who: { userId: string; sid: string } | undefined): Promise<Session | undefined> {
+  const session = who && (await registry.sessions.find(sessionHandle(request)));
+  return session && session.data.sid === who.sid && session.data.user_id === who.userId ? session : undefined;
 }
