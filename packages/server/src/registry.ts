@@ -58,6 +58,9 @@ import { connectRedis } from './services/redis.js';
 import { deploymentChangeBus } from './services/change-bus/index.js';
 import { managementApiIdentifier } from './services/resource-servers.js';
 import { openStorage } from './storage/open.js';
+import { actionTriggers as createActionTriggers, type ActionTriggers } from './oauth/action-triggers.js';
+import type { BoundActions } from './services/actions/bound-actions.js';
+import { createActionsRuntime } from './services/actions/runtime.js';
 import { createStorage, type Storage } from './storage/storage.js';
 
 /** Everything the HTTP layer and the services need, built once. Consumers take the narrow parts they use. */
@@ -86,6 +89,8 @@ export interface Registry {
   invitations: OrganizationInvitations;
   /** Logins to organizations: which connections, who may join, and the organization prompts. */
   organizations: OrganizationLogin;
+  /** The triggers of the tenant's Actions: the runner of bound actions and each trigger's own reading of them. */
+  actionTriggers: ActionTriggers;
   transactions: LoginTransactions;
   /** Cross-origin login: tickets from /co/authenticate that /authorize redeems. */
   loginTickets: LoginTickets;
@@ -224,6 +229,11 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const invitations = organizationInvitations({ storage, tenantId, now, ticketKey: secret.key('organization-invitation'), notifier });
     const organizations = organizationLogin({ storage, tenantId, invitations, config: oauthConfig, now });
     signIn.use('organization-membership', organizations.membershipStage);
+    // TODO(merge i28-actions-api): the Actions service's bound actions and the configured runtime replace these.
+    const actionsRuntime = createActionsRuntime({ onCatastrophicError: (message) => log.fatal({ reason: message }, 'an Actions isolate failed') });
+    const noBoundActions: BoundActions = { bound: async () => [], recordExecution: async () => '' };
+    const actionTriggers = createActionTriggers({ storage, tenantId, config: oauthConfig, events, now, bound: noBoundActions, runtime: actionsRuntime, timeoutMs: 20_000, log });
+    signIn.use('post-login-actions', actionTriggers.signInStage);
     signIn.use('consent', async (attempt) => {
       if (attempt.authorization && attempt.decisions) {
         const need = await consent.needed(attempt.authorization.request, attempt.authorization.client, attempt.userId);
@@ -324,6 +334,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       consents: consent,
       invitations,
       organizations,
+      actionTriggers,
       transactions,
       loginTickets: loginTickets({ storage, tenantId, handleKey, now }),
       upstream: upstreamLogin({
@@ -385,6 +396,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         await events.close();
         redis?.disconnect();
         await delivery.close();
+        actionsRuntime.dispose();
         await storage.close();
       },
     };

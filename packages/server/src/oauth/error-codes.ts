@@ -70,7 +70,10 @@ export const OAUTH_ERRORS = {
     when:
       'the database is unreachable, restarting, or (SQLite) locked past the busy timeout; with `Retry-After`. Hosted pages and other browser navigations (`Accept: text/html`) get an HTML page with the same status instead; the same request succeeds once the outage is over',
   },
-  server_error: { statuses: [500], when: 'an unexpected failure; the cause is only in the server log' },
+  server_error: {
+    statuses: [500, 'redirect'],
+    when: "an unexpected failure (the cause is only in the server log); or an Action failed during a login (it threw, ran out of time or memory): the description names the action, the tenant log has its error and console output",
+  },
 } as const satisfies Record<string, OAuthErrorEntry>;
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERRORS;

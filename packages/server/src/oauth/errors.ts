@@ -46,6 +46,13 @@ export class AccessDenied extends OAuthError {
   }
 }
 
+/** An Action failed during a sign-in: the description names the action and its error (never its stack). */
+export class ActionFailed extends OAuthError {
+  constructor(description: string) {
+    super('server_error', description, 500);
+  }
+}
+
 export class InvalidScope extends OAuthError {
   constructor(description: string) {
     super('invalid_scope', description, 400);

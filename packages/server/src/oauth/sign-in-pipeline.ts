@@ -3,7 +3,8 @@ import type { RequestOrigin } from '../services/events/event.js';
 import type { Storage } from '../storage/storage.js';
 import type { AuthorizeRequest } from './authorize/request.js';
 import type { ConsentNeed } from './consent.js';
-import { AccessDenied, BlockedUser, type OAuthError } from './errors.js';
+import { AccessDenied, ActionFailed, BlockedUser, type OAuthError } from './errors.js';
+import type { TokenChanges } from './action-claims.js';
 
 /**
  * The stages every sign-in passes, in this order, after its credentials are verified (a password, a one-time
@@ -15,7 +16,10 @@ import { AccessDenied, BlockedUser, type OAuthError } from './errors.js';
  * - `account-checks`: the account may sign in (it exists and is not blocked). Brute-force protection and
  *   breached-password detection are part of verifying a password (they need the password and are serialised
  *   with it), so they run before the pipeline, in services/database-login.ts.
- * - `multi-factor`, `post-login-actions`: pass through until the issues that fill them land.
+ * - `multi-factor`: passes through until the multi-factor issue fills it.
+ * - `post-login-actions`: the tenant's post-login Actions (oauth/post-login-actions.ts). The token endpoint's
+ *   sign-ins run them here; a browser sign-in runs them where its authorization is answered, after the screens
+ *   that may come first (consent, the organization), and only then gets its code (`decisions.postLoginPending`).
  * - `organization-membership`: a login to an organization needs a member, or makes one (oauth/organization-login.ts);
  *   a client whose users choose their organization after logging in decides so here (`decisions.pickOrganization`).
  * - `consent`: a browser sign-in answering an authorization request finds out whether the user must first consent
@@ -84,7 +88,7 @@ export const PATH_STAGES: Readonly<Record<SignInPath, readonly SignInStage[]>> =
 };
 
 /** Why a stage turned a sign-in down. */
-export type SignInRefusal = { reason: 'blocked' } | { reason: 'denied'; description: string };
+export type SignInRefusal = { reason: 'blocked' } | { reason: 'denied'; description: string } | { reason: 'action-failed'; description: string };
 
 /** A user whose credentials were verified, on their way through the stages. */
 export interface SignInAttempt {
@@ -117,6 +121,13 @@ export interface SignInDecisions {
   pickOrganization?: boolean;
   /** The user's role names, once a stage read them (`roleNames`). */
   roleNames?: string[];
+  /** What post-login Actions changed in the tokens (the token endpoint's sign-ins apply it to what they issue). */
+  tokenChanges?: TokenChanges;
+  /**
+   * A browser sign-in whose post-login Actions run where its authorization is answered (authorize/flow.ts
+   * `completeAuthorization`, after the consent and organization screens): the session starts, the code waits.
+   */
+  postLoginPending?: boolean;
 }
 
 /** A check of one stage: resolves to a refusal to turn the sign-in down, or to nothing to let it go on. */
@@ -129,7 +140,8 @@ export interface SignInPipelineDeps {
 
 /** The OAuth answer to a refusal: `blocked` keeps the path's own wording, a denial is `access_denied`. */
 export function oauthRefusal(blocked: () => OAuthError = () => new BlockedUser()) {
-  return (refusal: SignInRefusal): OAuthError => (refusal.reason === 'blocked' ? blocked() : new AccessDenied(refusal.description));
+  return (refusal: SignInRefusal): OAuthError =>
+    refusal.reason === 'blocked' ? blocked() : refusal.reason === 'action-failed' ? new ActionFailed(refusal.description) : new AccessDenied(refusal.description);
 }
 
 export function signInPipeline(deps: SignInPipelineDeps) {

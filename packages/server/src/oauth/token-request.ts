@@ -1,13 +1,14 @@
 import type { Storage } from '../storage/storage.js';
 import type { OAuthConfig } from '../services/config-cache.js';
 import { authenticateClient, type ClientAuthDeps, type ClientCredentialsInput } from './client-auth.js';
-import { originFields, type NewLogEvent } from '../services/events/event.js';
+import { originFields, type NewLogEvent, type RequestOrigin } from '../services/events/event.js';
 import { InvalidRequest, OAuthError, UnsupportedGrantType } from './errors.js';
 import type { Grant, TokenResponse, UserGrantServices } from './grants/grant.js';
 import { wasRecorded } from './grants/recorded-refusals.js';
 import { GRANTS } from './grants/registry.js';
 import { RefreshTokenReused } from './refresh-tokens.js';
 import type { TokenIssuer } from './tokens.js';
+import type { CredentialsExchangeActions } from './credentials-exchange-actions.js';
 
 export interface TokenRequestDeps {
   storage: Storage;
@@ -16,6 +17,7 @@ export interface TokenRequestDeps {
   tokens: TokenIssuer;
   clientAuth: ClientAuthDeps;
   users: UserGrantServices;
+  credentialsExchange: CredentialsExchangeActions;
 }
 
 function stringParam(body: Readonly<Record<string, unknown>>, name: string): string | undefined {
@@ -43,7 +45,7 @@ export function clientCredentialsOf(body: Readonly<Record<string, unknown>>, tra
 
 export async function handleTokenRequest(
   body: Readonly<Record<string, unknown>>,
-  transport: Pick<ClientCredentialsInput, 'authorization' | 'edge'> & { ip: string; userAgent?: string | undefined },
+  transport: Pick<ClientCredentialsInput, 'authorization' | 'edge'> & RequestOrigin,
   deps: TokenRequestDeps,
 ): Promise<TokenResponse> {
   const grantType = stringParam(body, 'grant_type');
@@ -67,12 +69,14 @@ export async function handleTokenRequest(
       client,
       ip: transport.ip,
       userAgent: transport.userAgent,
+      origin: { ip: transport.ip, userAgent: transport.userAgent, details: transport.details },
       exchanged,
       tenantId: deps.tenantId,
       storage: deps.storage,
       config: deps.config,
       tokens: deps.tokens,
       users: deps.users,
+      credentialsExchange: deps.credentialsExchange,
     });
   } catch (error) {
     recordFailedExchange(deps.users.events, grant, error, exchange.clientId, transport);

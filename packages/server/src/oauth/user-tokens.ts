@@ -10,6 +10,7 @@ import type { OpaqueTokenCodec } from './opaque-access-token.js';
 import { refreshTokenStore, type RedeemedRefreshToken, type RefreshTokenData, type TokenOrganization } from './refresh-tokens.js';
 import { grantedCurrentUserScopes, grantedUserScopes, withinPermissions } from './scopes.js';
 import { userinfoClaims } from './userinfo.js';
+import { addCustomClaims, changedScopes, type TokenChanges } from './action-claims.js';
 
 /** Lifetime of an access token that only reaches `/userinfo`. */
 const USERINFO_TOKEN_SECONDS = 86_400;
@@ -39,6 +40,8 @@ export interface UserGrant {
   refreshChain?: Pick<RedeemedRefreshToken, 'rotate' | 'end'> | undefined;
   /** The user as a grant that checked them has just read them; spares the ID token a second read. */
   user?: UserProfile | undefined;
+  /** Custom claims and scopes from the sign-in's post-login Actions. */
+  actionChanges?: TokenChanges | undefined;
 }
 
 /** A user's stored profile as ID tokens and `/userinfo` read it. */
@@ -116,6 +119,8 @@ export function userTokens(deps: UserTokensDeps) {
         scopes = withinPermissions(scopes, new Set(held));
         if (dialect.endsWith('_authz')) permissions = held;
       }
+      // An action's addScope / removeScope apply past the API's policies, as on the platform.
+      if (grant.actionChanges) scopes = changedScopes(scopes, grant.actionChanges);
       const iat = Math.floor(deps.now().getTime() / 1000);
       const organizationClaims = grant.organization ? await organizationClaimsOf(grant.organization) : undefined;
       const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_SECONDS;
@@ -166,6 +171,7 @@ export function userTokens(deps: UserTokensDeps) {
           // RFC 9068 names the client in `client_id` and types the token `at+jwt`.
           ...(api && dialect.startsWith('rfc9068') ? { client_id: grant.clientId } : {}),
         };
+        if (grant.actionChanges?.accessToken) addCustomClaims(claims as Record<string, unknown>, grant.actionChanges.accessToken);
         // An API verifies its tokens itself and needs a JWT; a token for /userinfo only is read by us alone.
         result.access_token = api ? await signRs256Jwt(deps.keys, claims, dialect.startsWith('rfc9068') ? 'at+jwt' : 'JWT') : deps.opaqueTokens.seal(claims);
       }
@@ -185,6 +191,7 @@ export function userTokens(deps: UserTokensDeps) {
         if (grant.sid) claims.sid = grant.sid;
         if (grant.nonce) claims.nonce = grant.nonce;
         if (organizationClaims) Object.assign(claims, organizationClaims);
+        if (grant.actionChanges?.idToken) addCustomClaims(claims, grant.actionChanges.idToken);
         if (result.access_token) claims.at_hash = halfHash(result.access_token);
         if (options.code) claims.c_hash = halfHash(options.code);
         result.id_token = hs256 ? signHs256Jwt(grant.idTokenSecret ?? '', claims) : await signRs256Jwt(deps.keys, claims);

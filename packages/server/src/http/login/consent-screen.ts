@@ -1,3 +1,4 @@
+import { requestOrigin } from '../request-origin.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
@@ -73,7 +74,7 @@ export function consentScreenRoutes(registry: Registry): FastifyPluginAsyncTypeb
           return sendAnswer(reply, errorAnswer({ responseMode, redirectUri, state }, new AccessDenied('User did not authorize the request')));
         }
         await registry.consents.grant(consent.userId, open.client.clientId, consent);
-        return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps, {}));
+        return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps, {}, requestOrigin(request)));
       },
     );
   };

@@ -1,3 +1,4 @@
+import { requestOrigin } from '../request-origin.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
@@ -156,7 +157,7 @@ export function organizationScreenRoutes(registry: Registry): FastifyPluginAsync
         clearTransactionCookie(registry, reply, open.transaction.publicId);
         const authorization = { ...open.transaction.request, organization: chosen.id, organizationName: chosen.name };
         // The organization chosen, the consent (if any) is asked next, then the application is answered.
-        return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps));
+        return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps, undefined, requestOrigin(request)));
       },
     );
   };

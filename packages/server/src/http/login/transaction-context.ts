@@ -39,6 +39,7 @@ export function authorizeDeps(registry: Registry): AuthorizeDeps {
     upstream: registry.upstream,
     consents: registry.consents,
     organizations: registry.organizations,
+    postLogin: registry.actionTriggers.postLogin,
   };
 }
 
@@ -187,7 +188,13 @@ export async function finishLogin(
   clearTransactionCookie(registry, reply, open.transaction.publicId);
   await setSessionCookie(registry, reply, handle);
   if (saml) return sendSamlAnswer(registry, reply, open.client, saml, session);
-  return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps, { issued, consent: decisions.consent, pickOrganization: decisions.pickOrganization }));
+  return sendAuthorizationStep(registry, reply, await completeAuthorization(authorization, open.client, session, deps, {
+    issued,
+    consent: decisions.consent,
+    pickOrganization: decisions.pickOrganization,
+    origin: requestOrigin(request),
+    amr: signedIn.amr,
+  }));
 }
 
 /**

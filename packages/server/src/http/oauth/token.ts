@@ -39,6 +39,7 @@ export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
       tokens: registry.tokens,
       clientAuth: registry.clientAuth,
       users: registry.userGrants,
+      credentialsExchange: registry.actionTriggers.credentialsExchange,
     };
     for (const url of ['/oauth/token', '/oauth/token/']) {
       app.post(

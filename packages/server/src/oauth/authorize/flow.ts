@@ -3,7 +3,8 @@ import { originFields, type RequestOrigin } from '../../services/events/event.js
 import type { Session, Sessions } from '../../services/sessions.js';
 import type { Storage } from '../../storage/storage.js';
 import type { CachedClient, OAuthConfig } from '../../services/config-cache.js';
-import { AccessDenied, ConsentRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
+import { AccessDenied, ActionFailed, ConsentRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
+import type { TokenChanges } from '../action-claims.js';
 import type { LoginTickets } from '../login-tickets.js';
 import type { UserGrantServices } from '../grants/grant.js';
 import { checkRequest, trustRedirect, UntrustedRequest, type TrustedTarget } from './checks.js';
@@ -16,6 +17,7 @@ import type { LoginTransaction, LoginTransactions } from './transaction.js';
 import type { UpstreamLogin } from '../upstream/login.js';
 import type { ConsentNeed, Consents } from '../consent.js';
 import type { OrganizationLogin } from '../organization-login.js';
+import { browserProtocol, type PostLoginActions } from '../post-login-actions.js';
 
 export interface AuthorizeDeps {
   storage: Storage;
@@ -28,6 +30,8 @@ export interface AuthorizeDeps {
   upstream: UpstreamLogin;
   consents: Consents;
   organizations: OrganizationLogin;
+  /** The tenant's post-login Actions, run where a browser authorization is answered. */
+  postLogin: PostLoginActions;
 }
 
 /**
@@ -95,6 +99,9 @@ export async function sessionServes(session: Session | undefined, request: Autho
  */
 export interface SignInSettled {
   issued?: IssuedGrant | undefined;
+  /** Where the sign-in came from and how the user authenticated (post-login Actions see them). */
+  origin?: RequestOrigin | undefined;
+  amr?: readonly string[] | undefined;
   consent?: ConsentNeed | undefined;
   pickOrganization?: boolean | undefined;
 }
@@ -110,6 +117,7 @@ export async function completeAuthorization(
   session: Session,
   deps: AuthorizeDeps,
   settled?: SignInSettled,
+  origin?: RequestOrigin,
 ): Promise<AuthorizationStep> {
   const signedIn = { userId: session.data.user_id, sid: session.data.sid };
   if (settled ? settled.pickOrganization : deps.organizations.pickerNeeded(request, client)) {
@@ -121,8 +129,31 @@ export async function completeAuthorization(
     const { handle, transaction } = await deps.transactions.create(request, { consent: { ...consent, ...signedIn } });
     return { kind: 'screen', screen: 'consent', handle, transaction };
   }
+  // A sign-in that stored its code with its session ran no post-login Actions (none were bound); any other answer
+  // runs them now, before its code or tokens exist: a denial or a failure goes back to the application instead.
+  let actions: TokenChanges | undefined;
+  if (!settled?.issued) {
+    const outcome = await deps.postLogin.run({
+      clientId: client.clientId,
+      userId: session.data.user_id,
+      connection: session.data.connection,
+      amr: settled?.amr ?? session.data.amr ?? [],
+      origin: settled?.origin ?? origin ?? { ip: '' },
+      protocol: browserProtocol(request),
+      audience: request.audience,
+      scopes: request.scopes,
+      request,
+      organizationId: request.organization,
+      sessionId: session.data.sid,
+      interactive: true,
+    });
+    const target = { responseMode: request.responseMode, redirectUri: request.redirectUri, state: request.state };
+    if (outcome.kind === 'denied') return errorAnswer(target, new AccessDenied(outcome.description));
+    if (outcome.kind === 'failed') return errorAnswer(target, new ActionFailed(outcome.description));
+    actions = outcome.changes;
+  }
   await deps.sessions.addClient(session, client.clientId);
-  const result = await authorizationResult(request, client, session.data, deps, settled?.issued);
+  const result = await authorizationResult(request, client, session.data, deps, settled?.issued, actions);
   return deliver(request.responseMode, request.redirectUri, result);
 }
 
@@ -160,7 +191,7 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
     }),
   );
   if (!started) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
-  return signedIn(request, target.client, started, deps, attempt.decisions);
+  return signedIn(request, target.client, started, deps, attempt);
 }
 
 /** The API and scopes an authorization request asks for, as a sign-in logs them. */
@@ -177,13 +208,14 @@ function browserAttempt(path: SignInPath, user: SignedInUser, request: Authorize
 }
 
 /** The answer to a sign-in whose session (and code, unless consent comes first) `startSession` stored. */
-async function signedIn(request: AuthorizeRequest, client: CachedClient, started: StartedSession, deps: AuthorizeDeps, decisions: SignInDecisions): Promise<AuthorizeOutcome> {
-  const settled = { issued: started.issued, consent: decisions.consent, pickOrganization: decisions.pickOrganization };
+async function signedIn(request: AuthorizeRequest, client: CachedClient, started: StartedSession, deps: AuthorizeDeps, attempt: SignInAttempt & { decisions: SignInDecisions }): Promise<AuthorizeOutcome> {
+  const { decisions } = attempt;
+  const settled = { issued: started.issued, consent: decisions.consent, pickOrganization: decisions.pickOrganization, origin: attempt.origin, amr: attempt.amr };
   return { kind: 'signed_in', sessionHandle: started.handle, answer: await completeAuthorization(request, client, started.session, deps, settled) };
 }
 
 /** Whether the sign-in's stages left a screen before the answer: the session starts, the code waits. */
-export const answerLater = (decisions: SignInDecisions) => decisions.consent !== undefined || decisions.pickOrganization === true;
+export const answerLater = (decisions: SignInDecisions) => decisions.consent !== undefined || decisions.pickOrganization === true || decisions.postLoginPending === true;
 
 /**
  * Trusts the redirect URI (or answers with the error page), then runs `work`; an OAuthError from `work` goes back
@@ -224,7 +256,7 @@ export async function authorizeAuthenticated(
     const started = await deps.users.signIn.run(attempt, () =>
       startSession(deps, { client: target.client, authorization: request, answerLater: answerLater(attempt.decisions), earlierSession: browser.sessionHandle, user }),
     );
-    return signedIn(request, target.client, started, deps, attempt.decisions);
+    return signedIn(request, target.client, started, deps, attempt);
   });
 }
 
@@ -316,7 +348,7 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
       if (silent && (await deps.consents.needed(request, target.client, served.data.user_id))) {
         throw silentAuthFailed(new ConsentRequired('Consent required: the user has not consented to what the application asks.'), request, served, browser.origin, deps);
       }
-      const answer = await completeAuthorization(request, target.client, served, deps);
+      const answer = await completeAuthorization(request, target.client, served, deps, undefined, browser.origin);
       if (silent) silentAuthSucceeded(request, session as Session, browser.origin, deps);
       return { kind: 'answer', answer };
     }

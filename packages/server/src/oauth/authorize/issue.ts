@@ -7,6 +7,7 @@ import type { AuthorizationCodeData } from '../grants/authorization-code.js';
 import type { Repositories } from '../../storage/repositories/index.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizeRequest } from './request.js';
+import type { TokenChanges } from '../action-claims.js';
 
 /** Codes are exchanged at once by a working client; a short life limits what a leaked one is worth. */
 const CODE_SECONDS = 300;
@@ -33,6 +34,7 @@ export async function issueCode(
   session: SessionData,
   deps: IssueDeps,
   repos: Pick<Repositories, 'artifacts'> = deps.storage,
+  actions?: TokenChanges,
 ): Promise<IssuedGrant> {
   const grantId = randomId(32);
   if (!request.responseTypes.includes('code')) return { grantId };
@@ -49,6 +51,7 @@ export async function issueCode(
     auth_time: session.auth_time,
     sid: session.sid,
     ...(request.organization !== undefined ? { organization: { id: request.organization, name: request.organizationName ?? '' } } : {}),
+    ...(actions ? { actions } : {}),
   };
   await repos.artifacts.insert(deps.tenantId, 'authorization_code', {
     id: handleId(deps.users.handleKey, code),
@@ -72,8 +75,9 @@ export async function authorizationResult(
   session: SessionData,
   deps: IssueDeps,
   issued?: IssuedGrant,
+  actions?: TokenChanges,
 ): Promise<Record<string, string | number | undefined>> {
-  const { grantId, code } = issued ?? (await issueCode(request, client, session, deps));
+  const { grantId, code } = issued ?? (await issueCode(request, client, session, deps, deps.storage, actions));
   const wantsToken = request.responseTypes.includes('token');
   const wantsIdToken = request.responseTypes.includes('id_token');
   const tokens =
@@ -90,6 +94,7 @@ export async function authorizationResult(
             sid: session.sid,
             organization: request.organization !== undefined ? { id: request.organization, name: request.organizationName ?? '' } : undefined,
             grantId,
+            actionChanges: actions,
           },
           { accessToken: wantsToken, idToken: wantsIdToken, refreshToken: false, ...(code ? { code } : {}) },
         )

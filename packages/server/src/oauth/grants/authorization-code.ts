@@ -4,6 +4,7 @@ import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../errors.js';
 import { verifierMatches } from '../pkce.js';
 import type { Grant } from './grant.js';
 import type { TokenOrganization } from '../refresh-tokens.js';
+import type { TokenChanges } from '../action-claims.js';
 
 /** What `/authorize` stores behind a code (see authorize/issue.ts). */
 export interface AuthorizationCodeData {
@@ -18,6 +19,8 @@ export interface AuthorizationCodeData {
   sid: string | null;
   /** The organization the user logged in to (`/authorize?organization=`). */
   organization?: TokenOrganization;
+  /** Custom claims and scopes from the post-login Actions that ran before the code was issued. */
+  actions?: TokenChanges;
 }
 
 /**
@@ -65,6 +68,7 @@ export const authorizationCodeGrant: Grant = {
         authTime: code.auth_time,
         sid: code.sid ?? undefined,
         organization: code.organization,
+        actionChanges: code.actions,
         grantId: artifact.family ?? '',
         certificateThumbprint: client.certificateThumbprint,
         idTokenSecret: client.secret,

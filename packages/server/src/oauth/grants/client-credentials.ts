@@ -1,5 +1,7 @@
 import { AccessDenied, InvalidScope, UnauthorizedClient } from '../errors.js';
 import type { Grant } from './grant.js';
+import { addCustomClaims } from '../action-claims.js';
+import type { AccessTokenClaims } from '../tokens.js';
 
 function splitScope(scope: string | undefined): string[] {
   return scope ? scope.split(' ').filter(Boolean) : [];
@@ -10,7 +12,7 @@ export const clientCredentialsGrant: Grant = {
   grantType: 'client_credentials',
   parameters: ['audience', 'scope'],
   events: { failed: 'feccft', succeeded: 'seccft' },
-  async handle({ params, client, config, tokens, exchanged }) {
+  async handle({ params, client, config, tokens, exchanged, origin, credentialsExchange }) {
     if (client.method === 'none') throw new UnauthorizedClient('The client_credentials grant needs an authenticated confidential client.');
     if (!client.data.grant_types.includes('client_credentials')) {
       throw new UnauthorizedClient(`Grant type 'client_credentials' not allowed for the client.`);
@@ -29,17 +31,17 @@ export const clientCredentialsGrant: Grant = {
     }
     const lifetime = api.token_lifetime;
     const scope = scopes.join(' ');
-    const accessToken = await tokens.accessToken(
-      {
-        sub: `${client.clientId}@clients`,
-        aud: audience,
-        azp: client.clientId,
-        scope,
-        gty: 'client-credentials',
-        ...(client.certificateThumbprint ? { cnf: { 'x5t#S256': client.certificateThumbprint } } : {}),
-      },
-      lifetime,
-    );
+    const claims: AccessTokenClaims & Record<string, unknown> = {
+      sub: `${client.clientId}@clients`,
+      aud: audience,
+      azp: client.clientId,
+      scope,
+      gty: 'client-credentials',
+      ...(client.certificateThumbprint ? { cnf: { 'x5t#S256': client.certificateThumbprint } } : {}),
+    };
+    // The tenant's credentials-exchange Actions: a denial throws the grant's error; claims join the token.
+    addCustomClaims(claims, await credentialsExchange.run({ clientId: client.clientId, audience, scopes, requestedScopes: requested, origin }));
+    const accessToken = await tokens.accessToken(claims, lifetime);
     exchanged({ audience, scope });
     return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
   },

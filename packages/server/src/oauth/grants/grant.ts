@@ -3,9 +3,10 @@ import type { AuthenticatedClient } from '../client-auth.js';
 import type { OAuthConfig } from '../../services/config-cache.js';
 import type { DatabaseLogin } from '../../services/database-login.js';
 import type { Passwordless } from '../../services/passwordless.js';
-import type { LogEventType, NewLogEvent } from '../../services/events/event.js';
+import type { LogEventType, NewLogEvent, RequestOrigin } from '../../services/events/event.js';
 import type { EventRecorder } from '../../services/events/recorder.js';
 import type { SignInPipeline } from '../sign-in-pipeline.js';
+import type { CredentialsExchangeActions } from '../credentials-exchange-actions.js';
 import type { TokenIssuer } from '../tokens.js';
 import type { UserTokens } from '../user-tokens.js';
 
@@ -22,6 +23,8 @@ export interface GrantContext {
   ip: string;
   /** The request's User-Agent (logged with its events). */
   userAgent: string | undefined;
+  /** Address, User-Agent and what Actions show of the request. */
+  origin: RequestOrigin;
   /**
    * Records the grant's success event (`events.succeeded`), with what only the grant knows (the user, the API):
    * grants that sign a user in record through the sign-in pipeline instead.
@@ -29,6 +32,8 @@ export interface GrantContext {
   exchanged(fields?: Pick<NewLogEvent, 'user_id' | 'connection' | 'audience' | 'scope'>): void;
   /** What the user grants (code, refresh, password) need besides. */
   users: UserGrantServices;
+  /** The tenant's credentials-exchange Actions (the client-credentials grant runs them). */
+  credentialsExchange: CredentialsExchangeActions;
 }
 
 export interface UserGrantServices {

@@ -29,7 +29,7 @@ function failure(result: Exclude<DatabaseLoginResult, { ok: true }>): Error {
 }
 
 /** Both password grants: check the client may use it, log the user in against `realm`, issue tokens. */
-async function passwordLogin(grantType: typeof PASSWORD_REALM_GRANT | 'password', realm: string | undefined, { params, client, users, ip, userAgent }: GrantContext) {
+async function passwordLogin(grantType: typeof PASSWORD_REALM_GRANT | 'password', realm: string | undefined, { params, client, users, ip, userAgent, origin }: GrantContext) {
   if (!client.data.grant_types.includes(grantType)) throw new UnauthorizedClient(`Grant type '${grantType}' not allowed for the client.`);
   if (!params.username) throw new InvalidRequest('Missing required parameter: username');
   if (!params.password) throw new InvalidRequest('Missing required parameter: password');
@@ -37,7 +37,7 @@ async function passwordLogin(grantType: typeof PASSWORD_REALM_GRANT | 'password'
   const result = await users.databaseLogin.login({ connection: realm, clientId: client.clientId, username: params.username, password: params.password, ip, userAgent });
   if (!result.ok) throw failure(result);
   const path = grantType === 'password' ? 'password-grant' : 'password-realm-grant';
-  return freshLoginTokens({ params, client, users, ip, userAgent }, { path, userId: result.userId, connection: result.connection, amr: ['pwd'], account: result.user });
+  return freshLoginTokens({ params, client, users, origin }, { path, userId: result.userId, connection: result.connection, amr: ['pwd'], account: result.user });
 }
 
 /**
@@ -45,10 +45,10 @@ async function passwordLogin(grantType: typeof PASSWORD_REALM_GRANT | 'password'
  * then a new grant.
  */
 export function freshLoginTokens(
-  { params, client, users, ip, userAgent }: Pick<GrantContext, 'params' | 'client' | 'users' | 'ip' | 'userAgent'>,
+  { params, client, users, origin }: Pick<GrantContext, 'params' | 'client' | 'users' | 'origin'>,
   signedIn: Omit<SignInAttempt, 'clientId' | 'refuse' | 'origin'>,
 ) {
-  const attempt: SignInAttempt = { ...signedIn, clientId: client.clientId, refuse: oauthRefusal(), origin: { ip, userAgent }, audience: params.audience, scope: params.scope };
+  const attempt: SignInAttempt = { ...signedIn, clientId: client.clientId, refuse: oauthRefusal(), origin, audience: params.audience, scope: params.scope };
   return users.signIn.run(attempt, () => users.userTokens.tokenResponse({
     clientId: client.clientId,
     client: client.data,
@@ -59,6 +59,7 @@ export function freshLoginTokens(
     grantId: randomId(32),
     certificateThumbprint: client.certificateThumbprint,
     idTokenSecret: client.secret,
+    actionChanges: attempt.decisions?.tokenChanges,
   }));
 }
 

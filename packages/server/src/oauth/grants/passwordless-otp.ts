@@ -27,12 +27,12 @@ export const passwordlessOtpGrant: Grant = {
   grantType: PASSWORDLESS_OTP_GRANT,
   parameters: ['username', 'otp', 'realm', 'scope', 'audience'],
   events: { failed: 'fepotpft' },
-  async handle({ params, client, users, ip, userAgent }) {
+  async handle({ params, client, users, ip, origin }) {
     if (!client.data.grant_types.includes(PASSWORDLESS_OTP_GRANT)) throw new UnauthorizedClient(`Grant type '${PASSWORDLESS_OTP_GRANT}' not allowed for the client.`);
     for (const name of ['username', 'otp', 'realm'] as const) if (!params[name]) throw new InvalidRequest(`Missing required parameter: ${name}`);
     const checked = await users.passwordless.check({ clientId: client.clientId, connection: params.realm ?? '', address: params.username ?? '', code: params.otp ?? '', spend: true, ip });
     if (!checked.ok) throw otpFailure(checked.failure, params.username?.trim().startsWith('+') ? 'sms' : 'email');
     if (!checked.userId) throw new InvalidGrant('Wrong email or verification code.');
-    return freshLoginTokens({ params, client, users, ip, userAgent }, { path: 'passwordless-otp-grant', userId: checked.userId, connection: checked.connection.name, amr: ['otp'] });
+    return freshLoginTokens({ params, client, users, origin }, { path: 'passwordless-otp-grant', userId: checked.userId, connection: checked.connection.name, amr: ['otp'] });
   },
 };

@@ -14,7 +14,7 @@ export const refreshTokenGrant: Grant = {
   grantType: 'refresh_token',
   parameters: ['refresh_token', 'scope'],
   events: { failed: 'fertft' },
-  async handle({ params, client, tenantId, storage, users, ip, userAgent }) {
+  async handle({ params, client, tenantId, storage, users, origin }) {
     if (!client.data.grant_types.includes('refresh_token')) {
       throw new UnauthorizedClient(`Grant type 'refresh_token' not allowed for the client.`);
     }
@@ -44,7 +44,7 @@ export const refreshTokenGrant: Grant = {
       amr: [],
       account: user,
       refuse,
-      origin: { ip, userAgent },
+      origin,
       audience: token.audience ?? undefined,
       scope: scopes.join(' '),
     };
@@ -64,6 +64,7 @@ export const refreshTokenGrant: Grant = {
       certificateThumbprint: client.certificateThumbprint,
       idTokenSecret: client.secret,
       user,
+      actionChanges: attempt.decisions?.tokenChanges,
     }));
   },
 };

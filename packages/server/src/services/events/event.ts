@@ -40,6 +40,18 @@ export type NewLogEvent = Omit<LogEvent, 'log_id' | 'date' | 'hostname'>;
 export interface RequestOrigin {
   ip: string;
   userAgent?: string | undefined;
+  /** What Actions show of the request (`event.request`); never logged. */
+  details?: RequestDetails | undefined;
+}
+
+/** The HTTP request as Actions' `event.request` shows it: references to what the request parsed, read only when an action runs. */
+export interface RequestDetails {
+  hostname: string;
+  method: string;
+  /** The Accept-Language header as sent. */
+  acceptLanguage?: string | undefined;
+  query: unknown;
+  body: unknown;
 }
 
 /** The fields of an event that say where its request came from. */

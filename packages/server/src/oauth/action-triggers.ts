@@ -1,0 +1,83 @@
+import type { Logger } from 'pino';
+import type { BoundActions } from '../services/actions/bound-actions.js';
+import type { ActionsRuntime } from '../services/actions/runtime.js';
+import { triggerRunner, type TriggerRunner } from '../services/actions/trigger-runner.js';
+import type { OAuthConfig } from '../services/config-cache.js';
+import type { EventRecorder } from '../services/events/recorder.js';
+import type { Storage } from '../storage/storage.js';
+import { credentialsExchangeActions, type CredentialsExchangeActions } from './credentials-exchange-actions.js';
+import { postLoginActions, type PostLoginActions } from './post-login-actions.js';
+import { splitScope } from './scopes.js';
+import type { SignInPath, StageCheck } from './sign-in-pipeline.js';
+
+export interface ActionTriggersDeps {
+  storage: Storage;
+  tenantId: string;
+  config: OAuthConfig;
+  events: Pick<EventRecorder, 'record'>;
+  now: () => Date;
+  bound: BoundActions;
+  runtime: ActionsRuntime;
+  /** Total wall time of one trigger's actions (LATCHKEY_ACTIONS_TIMEOUT_MS; the platform's is 20 s). */
+  timeoutMs: number;
+  log: Logger;
+}
+
+export interface ActionTriggers {
+  runner: TriggerRunner;
+  postLogin: PostLoginActions;
+  credentialsExchange: CredentialsExchangeActions;
+  /** The sign-in pipeline's `post-login-actions` stage. */
+  signInStage: StageCheck;
+}
+
+/** The token endpoint's sign-ins, by the platform's protocol names of their transactions. */
+const TOKEN_ENDPOINT_PROTOCOLS: Partial<Record<SignInPath, string>> = {
+  'password-grant': 'oauth2-password',
+  'password-realm-grant': 'oauth2-password',
+  'passwordless-otp-grant': 'oauth2-password',
+  'refresh-token-grant': 'oauth2-refresh-token',
+};
+
+/** The triggers of the tenant's Actions that the protocol core runs: post-login and credentials-exchange. */
+export function actionTriggers(deps: ActionTriggersDeps): ActionTriggers {
+  const runner = triggerRunner({
+    bound: deps.bound,
+    runtime: deps.runtime,
+    timeoutMs: deps.timeoutMs,
+    onRecordError: (error) => deps.log.warn({ err: error }, 'an Actions execution could not be recorded'),
+  });
+  const postLogin = postLoginActions({ storage: deps.storage, tenantId: deps.tenantId, config: deps.config, runner, events: deps.events, now: deps.now });
+
+  const signInStage: StageCheck = async (attempt) => {
+    const protocol = TOKEN_ENDPOINT_PROTOCOLS[attempt.path];
+    if (protocol === undefined) {
+      // A browser sign-in answering an authorization request runs them where it is answered (authorize/flow.ts).
+      if (attempt.authorization) {
+        if (attempt.decisions && (await runner.any('post-login'))) attempt.decisions.postLoginPending = true;
+        return;
+      }
+    }
+    const outcome = await postLogin.run({
+      clientId: attempt.clientId,
+      userId: attempt.userId,
+      connection: attempt.connection,
+      amr: attempt.amr,
+      origin: attempt.origin,
+      protocol: protocol ?? 'samlp',
+      audience: attempt.audience,
+      scopes: splitScope(attempt.scope),
+      interactive: false,
+    });
+    if (outcome.kind === 'denied') return { reason: 'denied', description: outcome.description };
+    if (outcome.kind === 'failed') return { reason: 'action-failed', description: outcome.description };
+    if (outcome.changes && attempt.decisions) attempt.decisions.tokenChanges = outcome.changes;
+  };
+
+  return {
+    runner,
+    postLogin,
+    credentialsExchange: credentialsExchangeActions({ storage: deps.storage, tenantId: deps.tenantId, config: deps.config, runner, events: deps.events }),
+    signInStage,
+  };
+}

@@ -1,0 +1,244 @@
+import type { RequestOrigin } from '../services/events/event.js';
+import type { EventRecorder } from '../services/events/recorder.js';
+import { originFields } from '../services/events/event.js';
+import type { OAuthConfig } from '../services/config-cache.js';
+import { mergeUserMetadata } from '../services/metadata.js';
+import { userView } from '../services/users.js';
+import type { ApiCommand } from '../services/actions/handlers.js';
+import { actionLogDetails, failureDescription, type TriggerRun, type TriggerRunner } from '../services/actions/trigger-runner.js';
+import type { Metadata } from '../storage/records.js';
+import type { Storage } from '../storage/storage.js';
+import { MAX_CUSTOM_CLAIMS_BYTES, type TokenChanges } from './action-claims.js';
+import type { AuthorizeRequest } from './authorize/request.js';
+import { actionRequestDetails } from './action-request.js';
+
+/** Who signed in and how, as the post-login trigger's `event` describes it. */
+export interface PostLoginInput {
+  clientId: string;
+  userId: string;
+  /** The connection that verified the credentials (undefined on a refresh: the event then names the user's own). */
+  connection: string | undefined;
+  amr: readonly string[];
+  origin: RequestOrigin;
+  /** The platform's protocol name of the transaction (`oidc-basic-profile`, `oauth2-password`, `oauth2-refresh-token`, …). */
+  protocol: string;
+  audience?: string | undefined;
+  scopes: readonly string[];
+  /** A browser sign-in's authorization request. */
+  request?: AuthorizeRequest | undefined;
+  organizationId?: string | undefined;
+  sessionId?: string | undefined;
+  /** Whether the user's browser can be sent elsewhere and come back (`api.redirect`); false at the token endpoint. */
+  interactive: boolean;
+}
+
+export type PostLoginResult =
+  | { kind: 'continue'; changes?: TokenChanges | undefined }
+  | { kind: 'denied'; description: string }
+  | { kind: 'failed'; description: string };
+
+export interface PostLoginActionsDeps {
+  storage: Storage;
+  tenantId: string;
+  config: OAuthConfig;
+  runner: TriggerRunner;
+  events: Pick<EventRecorder, 'record'>;
+  now: () => Date;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The protocol name the platform gives a browser transaction, by its response type. */
+export function browserProtocol(request: Pick<AuthorizeRequest, 'responseTypes'>): string {
+  const types = request.responseTypes;
+  if (types.length === 1 && types[0] === 'code') return 'oidc-basic-profile';
+  if (!types.includes('code')) return 'oidc-implicit-profile';
+  return 'oidc-hybrid-profile';
+}
+
+/** What the actions of one sign-in asked for, gathered command by command. */
+class PostLoginChanges {
+  readonly tokens: TokenChanges = {};
+  appMetadata: Record<string, unknown> | undefined;
+  userMetadata: Record<string, unknown> | undefined;
+  denial: string | undefined;
+
+  /** Applies one action's commands; answers whether the actions stop here (a denial). */
+  apply(commands: readonly ApiCommand[], user: Record<string, unknown>, interactive: boolean): 'next' | 'stop' {
+    for (const { op, args } of commands) {
+      const [first, second] = args;
+      switch (op) {
+        case 'access.deny':
+          this.denial = typeof first === 'string' && first !== '' ? first : 'Access denied by an action.';
+          return 'stop';
+        case 'idToken.setCustomClaim':
+        case 'accessToken.setCustomClaim':
+          if (typeof first === 'string' && first !== '') {
+            const target = op === 'idToken.setCustomClaim' ? (this.tokens.idToken ??= {}) : (this.tokens.accessToken ??= {});
+            if (second === undefined) delete target[first];
+            else target[first] = second;
+          }
+          break;
+        case 'accessToken.addScope':
+          if (typeof first === 'string' && first !== '') {
+            this.tokens.removeScopes = this.tokens.removeScopes?.filter((scope) => scope !== first);
+            (this.tokens.addScopes ??= []).push(first);
+          }
+          break;
+        case 'accessToken.removeScope':
+          if (typeof first === 'string' && first !== '') {
+            this.tokens.addScopes = this.tokens.addScopes?.filter((scope) => scope !== first);
+            (this.tokens.removeScopes ??= []).push(first);
+          }
+          break;
+        case 'user.setAppMetadata':
+        case 'user.setUserMetadata':
+          if (typeof first === 'string' && first !== '') {
+            const field = op === 'user.setAppMetadata' ? 'app_metadata' : 'user_metadata';
+            const patch = field === 'app_metadata' ? (this.appMetadata ??= {}) : (this.userMetadata ??= {});
+            patch[first] = second === undefined ? null : second;
+            // A later action sees the change in its event, as on the platform.
+            const shown = isRecord(user[field]) ? { ...(user[field] as Record<string, unknown>) } : {};
+            if (second === undefined || second === null) delete shown[first];
+            else shown[first] = second;
+            user[field] = shown;
+          }
+          break;
+        case 'redirect.sendUserTo':
+          if (!interactive) {
+            this.denial = 'An action redirects the user, which a login without a browser cannot follow.';
+            return 'stop';
+          }
+          // Redirects come with the continue endpoint (issue 28's redirect step); until then, refused clearly.
+          this.denial = 'An action redirects the user; redirects from Actions are not supported yet.';
+          return 'stop';
+        default:
+          // multifactor.enable belongs to the multi-factor issue; other commands are not post-login's.
+          break;
+      }
+    }
+    return 'next';
+  }
+
+  /** The token changes, or undefined when the actions changed nothing in the tokens. */
+  tokenChanges(): TokenChanges | undefined {
+    const { idToken, accessToken, addScopes, removeScopes } = this.tokens;
+    if (!idToken && !accessToken && !addScopes?.length && !removeScopes?.length) return undefined;
+    return this.tokens;
+  }
+}
+
+/**
+ * The post-login trigger (the platform's `onExecutePostLogin`): runs on every sign-in path, after the account checks
+ * and before the session or tokens. It builds the platform's `event`, runs the bound actions in order, and turns
+ * their `api` calls into a verdict: a denial, or the changes to the tokens; metadata changes are written once,
+ * after the last action. A denial or a failure is logged with the execution's id and the action's console output.
+ */
+export function postLoginActions(deps: PostLoginActionsDeps) {
+  async function buildEvent(input: PostLoginInput): Promise<Record<string, unknown> | undefined> {
+    const [record, client, roles, organization] = await Promise.all([
+      deps.storage.users.get(deps.tenantId, input.userId),
+      deps.config.client(input.clientId),
+      deps.storage.roles.roleNamesOfUser(deps.tenantId, input.userId),
+      input.organizationId !== undefined ? deps.storage.organizations.get(deps.tenantId, input.organizationId) : undefined,
+    ]);
+    if (!record) return undefined;
+    const connectionName = input.connection ?? record.columns.connection;
+    const connection = await deps.storage.connections.findOne(deps.tenantId, { name: connectionName });
+    const now = deps.now().toISOString();
+    const user = { ...userView(record) } as Record<string, unknown>;
+    const request = input.request;
+    return {
+      authentication: { methods: input.amr.map((name) => ({ name, timestamp: now })) },
+      authorization: { roles },
+      client: client ? { client_id: client.clientId, name: client.data.name, metadata: client.data.client_metadata ?? {} } : { client_id: input.clientId, name: '', metadata: {} },
+      connection: connection
+        ? { id: connection.id, name: connection.data.name, strategy: connection.data.strategy, metadata: (connection.data as { metadata?: unknown }).metadata ?? {} }
+        : { name: connectionName },
+      ...(organization ? { organization: { id: organization.id, name: organization.name, display_name: organization.displayName ?? organization.name, metadata: organization.metadata ?? {} } } : {}),
+      request: actionRequestDetails(input.origin, request?.uiLocales),
+      ...(input.audience !== undefined ? { resource_server: { identifier: input.audience } } : {}),
+      ...(input.sessionId !== undefined ? { session: { id: input.sessionId } } : {}),
+      stats: { logins_count: record.data.logins_count },
+      tenant: { id: deps.tenantId },
+      transaction: {
+        protocol: input.protocol,
+        requested_scopes: [...input.scopes],
+        acr_values: [],
+        locale: request?.uiLocales?.split(' ')[0] ?? 'en',
+        ui_locales: request?.uiLocales?.split(' ').filter(Boolean) ?? [],
+        ...(request
+          ? {
+              redirect_uri: request.redirectUri,
+              response_type: request.responseTypes,
+              response_mode: request.responseMode,
+              ...(request.state !== undefined ? { state: request.state } : {}),
+              prompt: request.prompt,
+            }
+          : {}),
+      },
+      user,
+    };
+  }
+
+  async function saveMetadata(userId: string, changes: PostLoginChanges) {
+    if (!changes.appMetadata && !changes.userMetadata) return;
+    const at = deps.now().toISOString();
+    await deps.storage.users.modify(deps.tenantId, userId, (current) => ({
+      data: {
+        ...current.data,
+        app_metadata: mergeUserMetadata('app_metadata', current.data.app_metadata, changes.appMetadata as Record<string, Metadata[string] | null> | undefined),
+        user_metadata: mergeUserMetadata('user_metadata', current.data.user_metadata, changes.userMetadata as Record<string, Metadata[string] | null> | undefined),
+      },
+      columns: { updated_at: at },
+    }));
+  }
+
+  function logRefusal(input: PostLoginInput, description: string, run: TriggerRun) {
+    deps.events.record({
+      type: 'f',
+      description,
+      client_id: input.clientId,
+      user_id: input.userId,
+      ...(input.connection !== undefined ? { connection: input.connection } : {}),
+      ...originFields(input.origin),
+      details: actionLogDetails(run),
+    });
+  }
+
+  return {
+    async run(input: PostLoginInput): Promise<PostLoginResult> {
+      if (!(await deps.runner.any('post-login'))) return { kind: 'continue' };
+      const event = await buildEvent(input);
+      if (!event) return { kind: 'continue' };
+      const changes = new PostLoginChanges();
+      const user = event.user as Record<string, unknown>;
+      const run = await deps.runner.run('post-login', 'onExecutePostLogin', event, (turn) => changes.apply(turn.commands, user, input.interactive));
+      if (run.failure) {
+        const description = failureDescription(run.failure);
+        logRefusal(input, description, run);
+        return { kind: 'failed', description };
+      }
+      if (changes.denial !== undefined) {
+        logRefusal(input, changes.denial, run);
+        return { kind: 'denied', description: changes.denial };
+      }
+      try {
+        await saveMetadata(input.userId, changes);
+      } catch (error) {
+        const description = `The metadata the actions set could not be saved: ${error instanceof Error ? error.message : String(error)}`;
+        logRefusal(input, description, run);
+        return { kind: 'failed', description };
+      }
+      const tokens = changes.tokenChanges();
+      if (tokens && Buffer.byteLength(JSON.stringify({ ...tokens.idToken, ...tokens.accessToken })) > MAX_CUSTOM_CLAIMS_BYTES) {
+        const description = `The custom claims the actions set are larger than ${MAX_CUSTOM_CLAIMS_BYTES} bytes.`;
+        logRefusal(input, description, run);
+        return { kind: 'failed', description };
+      }
+      return { kind: 'continue', changes: tokens };
+    },
+  };
+}
+
+export type PostLoginActions = ReturnType<typeof postLoginActions>;
