@@ -61,6 +61,7 @@ import { openStorage } from './storage/open.js';
 import { actionTriggers as createActionTriggers, type ActionTriggers } from './oauth/action-triggers.js';
 import type { BoundActions } from './services/actions/bound-actions.js';
 import { createActionsRuntime } from './services/actions/runtime.js';
+import { withPhoneMessageActions } from './services/actions/phone-message-actions.js';
 import { createStorage, type Storage } from './storage/storage.js';
 
 /** Everything the HTTP layer and the services need, built once. Consumers take the narrow parts they use. */
@@ -213,7 +214,12 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const attackProtection = attackProtectionSettings({ storage, tenantId, read: oauthConfig.tenantDocument });
     const breached = breachedPasswords({ rangeUrl: config.breachedRangeUrl, onRangeError: (error) => log.warn({ err: error }, 'breached-password range API unavailable') });
     const outbox = localOutbox(config.dataDir, now);
-    const delivery = createDelivery(config.delivery, outbox);
+    // TODO(merge i28-actions-api): the Actions service's bound actions and the configured runtime replace these.
+    const actionsRuntime = createActionsRuntime({ onCatastrophicError: (message) => log.fatal({ reason: message }, 'an Actions isolate failed') });
+    const noBoundActions: BoundActions = { bound: async () => [], recordExecution: async () => '' };
+    const actionTriggers = createActionTriggers({ storage, tenantId, config: oauthConfig, events, now, bound: noBoundActions, runtime: actionsRuntime, timeoutMs: 20_000, log });
+    // Text messages go through a bound send-phone-message action instead of the configured transport.
+    const delivery = withPhoneMessageActions(createDelivery(config.delivery, outbox), { runner: actionTriggers.runner, tenantId, events });
     const notifier = deliveryNotifier(delivery, log);
     const resets = passwordResets({ storage, tenantId, issuer: config.issuer, handleKey, now });
     const protection = countedLoginProtection(loginProtection({ storage, tenantId, handleKey, settings: attackProtection, notifier, issuer: config.issuer, events, now }), metrics);
@@ -229,10 +235,6 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const invitations = organizationInvitations({ storage, tenantId, now, ticketKey: secret.key('organization-invitation'), notifier });
     const organizations = organizationLogin({ storage, tenantId, invitations, config: oauthConfig, now });
     signIn.use('organization-membership', organizations.membershipStage);
-    // TODO(merge i28-actions-api): the Actions service's bound actions and the configured runtime replace these.
-    const actionsRuntime = createActionsRuntime({ onCatastrophicError: (message) => log.fatal({ reason: message }, 'an Actions isolate failed') });
-    const noBoundActions: BoundActions = { bound: async () => [], recordExecution: async () => '' };
-    const actionTriggers = createActionTriggers({ storage, tenantId, config: oauthConfig, events, now, bound: noBoundActions, runtime: actionsRuntime, timeoutMs: 20_000, log });
     signIn.use('post-login-actions', actionTriggers.signInStage);
     signIn.use('consent', async (attempt) => {
       if (attempt.authorization && attempt.decisions) {

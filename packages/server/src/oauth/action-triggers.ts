@@ -3,6 +3,7 @@ import type { BoundActions } from '../services/actions/bound-actions.js';
 import type { ActionsRuntime } from '../services/actions/runtime.js';
 import { triggerRunner, type TriggerRunner } from '../services/actions/trigger-runner.js';
 import type { OAuthConfig } from '../services/config-cache.js';
+import { userLifecycleActions, type UserLifecycleActions } from '../services/actions/user-lifecycle-actions.js';
 import type { EventRecorder } from '../services/events/recorder.js';
 import type { Storage } from '../storage/storage.js';
 import { credentialsExchangeActions, type CredentialsExchangeActions } from './credentials-exchange-actions.js';
@@ -27,6 +28,8 @@ export interface ActionTriggers {
   runner: TriggerRunner;
   postLogin: PostLoginActions;
   credentialsExchange: CredentialsExchangeActions;
+  /** Pre- and post-user-registration and post-change-password. */
+  lifecycle: UserLifecycleActions;
   /** The sign-in pipeline's `post-login-actions` stage. */
   signInStage: StageCheck;
 }
@@ -79,5 +82,6 @@ export function actionTriggers(deps: ActionTriggersDeps): ActionTriggers {
     postLogin,
     credentialsExchange: credentialsExchangeActions({ storage: deps.storage, tenantId: deps.tenantId, config: deps.config, runner, events: deps.events }),
     signInStage,
+    lifecycle: userLifecycleActions({ runner, tenantId: deps.tenantId, events: deps.events, log: deps.log }),
   };
 }

@@ -6,9 +6,10 @@ import type { LoginProtection } from './login-protection.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
 import { originFields, type NewLogEvent, type RequestOrigin } from './events/event.js';
-import type { Metadata } from './metadata.js';
+import { mergeMetadata, type Metadata } from './metadata.js';
 import { checkPassword, EMAIL_SHAPE, passwordRulesOf, type RuleReport } from './password-policy.js';
 import { usersService, type UserView } from './users.js';
+import type { UserLifecycleActions } from './actions/user-lifecycle-actions.js';
 
 /** The profile fields a public signup may set, besides e-mail, password and user name. */
 export const SIGNUP_PROFILE_FIELDS = ['given_name', 'family_name', 'name', 'nickname', 'picture'] as const;
@@ -34,7 +35,9 @@ export type SignupFailure =
   | { kind: 'too_many_signups' }
   | { kind: 'personal_password' }
   | { kind: 'user_exists' }
-  | { kind: 'username_exists' };
+  | { kind: 'username_exists' }
+  /** A pre-user-registration Action denied the signup (or failed): `userMessage` is for the user, `reason` for the log. */
+  | { kind: 'extensibility_error'; reason: string; userMessage: string | undefined };
 
 export type SignupResult = { ok: true; user: UserView } | { ok: false; failure: SignupFailure };
 
@@ -46,7 +49,7 @@ export function signupEvent(result: SignupResult, input: { clientId: string; con
   const base = { client_id: input.clientId, connection: input.connection, user_name: input.email.trim().toLowerCase(), ...originFields(input.origin) };
   if (result.ok) return { ...base, type: 'ss', user_id: result.user.user_id };
   const { failure } = result;
-  const description = failure.kind === 'invalid_signup' ? failure.description : failure.kind;
+  const description = failure.kind === 'invalid_signup' ? failure.description : failure.kind === 'extensibility_error' ? failure.reason : failure.kind;
   return { ...base, type: failure.kind === 'too_many_signups' ? 'limit_mu' : 'fs', description, details: { error: failure.kind } };
 }
 
@@ -60,6 +63,8 @@ export interface DatabaseSignupDeps {
   attackProtection: AttackProtectionSettings;
   protection: LoginProtection;
   now: () => Date;
+  /** The tenant's pre- and post-user-registration Actions. */
+  lifecycle: UserLifecycleActions;
 }
 
 /** User names as the platform allows them on database connections. */
@@ -84,7 +89,7 @@ export function databaseSignup(deps: DatabaseSignupDeps) {
   return {
     connectionFor,
 
-    async signup(input: SignupInput & { ip: string }): Promise<SignupResult> {
+    async signup(input: SignupInput & { ip: string; origin?: RequestOrigin }): Promise<SignupResult> {
       const fail = (failure: SignupFailure): SignupResult => ({ ok: false, failure });
       const found = await connectionFor(input.clientId, input.connection);
       if (!found.ok) return fail(found.failure);
@@ -109,6 +114,12 @@ export function databaseSignup(deps: DatabaseSignupDeps) {
       if (requiresUsername && username && (await deps.storage.users.findOne(deps.tenantId, { connection: connection.name, username }))) {
         return fail({ kind: 'username_exists' });
       }
+      // Last of the checks: an action that denies, or sets metadata, sees a signup that would otherwise succeed.
+      const context = { connection, client: found.client, origin: input.origin };
+      const registering = { email, ...(requiresUsername && username ? { username } : {}), ...input.profile, user_metadata: input.userMetadata ?? {} };
+      const actions = await deps.lifecycle.preUserRegistration(registering, context);
+      if (!actions.ok) return fail({ kind: 'extensibility_error', reason: actions.reason, userMessage: actions.userMessage });
+      const userMetadata = actions.userMetadata ? mergeMetadata(input.userMetadata ?? {}, actions.userMetadata as Metadata) : input.userMetadata;
       try {
         const user = await users.create({
           connection: connection.name,
@@ -116,8 +127,10 @@ export function databaseSignup(deps: DatabaseSignupDeps) {
           password: input.password,
           ...(requiresUsername && username ? { username } : {}),
           ...input.profile,
-          ...(input.userMetadata ? { user_metadata: input.userMetadata } : {}),
+          ...(userMetadata ? { user_metadata: userMetadata } : {}),
+          ...(actions.appMetadata ? { app_metadata: mergeMetadata({}, actions.appMetadata as Metadata) } : {}),
         });
+        deps.lifecycle.postUserRegistration(user, context);
         return { ok: true, user };
       } catch (error) {
         if (error instanceof ServiceError && error.kind === 'conflict') return fail({ kind: 'user_exists' });

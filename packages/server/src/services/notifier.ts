@@ -29,7 +29,7 @@ export function deliveryNotifier(delivery: Delivery, log: Logger): Notifier {
     },
     async verificationCode({ email, phoneNumber, code, clientName, minutes }) {
       const application = clientName || 'your application';
-      if (phoneNumber) await delivery.sms({ to: phoneNumber, body: templates.smsCode({ code, application, minutes }) });
+      if (phoneNumber) await delivery.sms({ to: phoneNumber, body: templates.smsCode({ code, application, minutes }), code });
       else if (email) await delivery.email(templates.verificationCode(email, { code, application, minutes }));
       else throw new Error('a verification code needs an e-mail address or a phone number');
     },

@@ -40,6 +40,10 @@ export const PAGE_ERRORS = {
   'invalid-expired-code': { screens: ['login-passwordless-email-code', 'login-passwordless-sms-otp'], when: 'the one-time code is spent, expired or was tried too often: the user asks for a new one' },
   'ip-signup-blocked': { screens: ['signup', 'signup-password'], when: 'suspicious-IP throttling: too many signups from this address' },
   'email-in-use': { screens: ['signup', 'signup-password'], when: 'the e-mail address or username is taken (worded so as not to confirm that an account exists)' },
+  'custom-script-error-code': {
+    screens: ['signup', 'signup-password'],
+    when: "a pre-user-registration Action denied the signup (`api.access.deny(reason, userMessage)`): the page shows the action's `userMessage`, or this text without one",
+  },
   'password-too-weak': { screens: ['signup', 'signup-password', 'reset-password'], when: "the new password breaks the connection's policy; the rules are listed under the message" },
   'password-too-common': { screens: ['signup', 'signup-password', 'reset-password'], when: '`password_dictionary` is on and the password is too common' },
   'password-contains-user-information': {

@@ -117,8 +117,10 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     // The user names Latchkey accepts (signup-screens.ts), for the texts that state the rule.
     ...USERNAME_RULE,
   });
-  // The error page shows the server's description; a form shows the text of its error code.
-  const message = (code: string) => (input.screen === 'error' ? input.errorDescription : texts[code]) ?? input.errorDescription ?? code;
+  // The error page shows the server's description; a form shows the text of its error code, but an Action's own
+  // message to the user where it gave one.
+  const ownMessage = input.screen === 'error' || input.errorCode === 'custom-script-error-code';
+  const message = (code: string) => (ownMessage ? input.errorDescription : texts[code]) ?? texts[code] ?? input.errorDescription ?? code;
   const errors = input.errorCode ? [{ code: input.errorCode, ...(input.errorField ? { field: input.errorField } : {}), message: message(input.errorCode) }] : [];
   const state = input.state ?? input.transaction?.publicId;
   const branding = brandingOf(document);

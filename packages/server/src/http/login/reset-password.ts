@@ -13,6 +13,7 @@ import { ScreenForm, StateQuery } from './screen-forms.js';
 import type { ConnectionData } from '../../services/connections.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { originFields } from '../../services/events/event.js';
+import { userView } from '../../services/users.js';
 import { requestOrigin } from '../request-origin.js';
 import { applicationLink } from './application-link.js';
 
@@ -172,6 +173,7 @@ export function resetPasswordRoutes(registry: Registry): FastifyPluginAsyncTypeb
         const redeemed = await registry.passwordResets.redeem(ticket, password);
         if (!redeemed) return ticketError(reply, client);
         registry.events.record({ type: 'scp', ...logged });
+        registry.actionTriggers.lifecycle.postChangePassword(userView(user), { connection: { name: user.columns.connection, strategy: 'auth0' }, client, origin: requestOrigin(request) });
         const application = applicationLink(redeemed.result_url, client);
         return sendScreen(registry, reply, 200, { screen: 'reset-password-success', client, links: application ? { application } : {} });
       },

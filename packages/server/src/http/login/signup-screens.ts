@@ -1,3 +1,4 @@
+import { mergeMetadata, type Metadata } from '../../services/metadata.js';
 import { Type } from '@sinclair/typebox';
 import { sendSignupVerification } from './email-verification.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -81,23 +82,32 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
 
   /** Creates the user with a checked password and logs them in; a refusal re-renders `screen`. */
   async function createAndLogIn(request: FastifyRequest, reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, screen: SignupScreen, identifiers: { email: string; username?: string }, password: string) {
-    const again = (errorCode: PageErrorCode, errorField?: string) => {
+    const again = (errorCode: PageErrorCode, errorField?: string, action?: { reason: string; userMessage: string | undefined }) => {
       // The tenant log's signup failure (the address throttled is `limit_mu`); never the password.
-      const event = { client_id: open.client.clientId, connection: connection.name, user_name: identifiers.email, description: errorCode, ...originFields(requestOrigin(request)) };
+      const event = { client_id: open.client.clientId, connection: connection.name, user_name: identifiers.email, description: action?.reason ?? errorCode, ...originFields(requestOrigin(request)) };
       registry.events.record({ ...event, type: errorCode === 'ip-signup-blocked' ? 'limit_mu' : 'fs' });
-      return sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode, values: { ...identifiers }, ...(errorField ? { errorField } : {}) }));
+      const shown = { errorCode, values: { ...identifiers }, ...(errorField ? { errorField } : {}), ...(action?.userMessage ? { errorDescription: action.userMessage } : {}) };
+      return sendScreen(registry, reply, 400, screenOf(open, connection, screen, shown));
     };
     if (!password) return again('no-password', 'password');
     const problem = await passwordProblem(registry, connection.name, password, identifiers);
     if (problem) return again(problem.errorCode, 'password');
     if (!(await registry.loginProtection.signupAllowed(request.ip))) return again('ip-signup-blocked');
+    const context = { connection, client: open.client, origin: requestOrigin(request) };
+    const actions = await registry.actionTriggers.lifecycle.preUserRegistration({ ...identifiers }, context);
+    if (!actions.ok) return again('custom-script-error-code', undefined, actions);
     let created;
     try {
-      created = await users.create({ connection: connection.name, ...identifiers, password }, { ip: request.ip });
+      const metadata = {
+        ...(actions.userMetadata ? { user_metadata: mergeMetadata({}, actions.userMetadata as Metadata) } : {}),
+        ...(actions.appMetadata ? { app_metadata: mergeMetadata({}, actions.appMetadata as Metadata) } : {}),
+      };
+      created = await users.create({ connection: connection.name, ...identifiers, password, ...metadata }, { ip: request.ip });
     } catch (error) {
       if (error instanceof ServiceError && error.kind === 'conflict') return again('email-in-use', 'email');
       throw error;
     }
+    registry.actionTriggers.lifecycle.postUserRegistration(created, context);
     await sendSignupVerification(registry, request, {
       userId: created.user_id,
       email: created.email,

@@ -1,3 +1,4 @@
+import { requestOrigin } from '../request-origin.js';
 import { Type } from '@sinclair/typebox';
 import { sendVerificationEmail } from '../../services/email-verification.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -197,6 +198,9 @@ export function usersRoutes(registry: Registry): FastifyPluginAsyncTypebox {
         }
         const { verify_email: verify, ...patch } = request.body;
         const user = await service.update(request.params.id, patch);
+        if (patch.password !== undefined && user.identities[0]) {
+          registry.actionTriggers.lifecycle.postChangePassword(user, { connection: { name: user.identities[0].connection, strategy: 'auth0' }, origin: requestOrigin(request) });
+        }
         // Changing the address resets email_verified; verify_email asks for a link to the new one.
         if (verify === true && patch.email !== undefined) await sendUserVerification(registry, user);
         return user;

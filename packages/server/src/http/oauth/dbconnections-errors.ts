@@ -39,6 +39,11 @@ export const DBCONNECTIONS_ERRORS = {
   user_exists: { name: 'BadRequestError', status: 400, when: 'the e-mail address already has an account on the connection' },
   username_exists: { name: 'BadRequestError', status: 400, when: 'the username is taken on the connection' },
   password_leaked: { name: 'BadRequestError', status: 400, when: 'breached-password detection is on and the password is known from a data breach' },
+  extensibility_error: {
+    name: 'ExtensibilityError',
+    status: 400,
+    when: "a pre-user-registration Action denied the signup (`api.access.deny(reason, userMessage)`; `description` is the `userMessage`) or failed (`The signup was refused.`; the tenant log's `fs` has the action's error)",
+  },
   too_many_attempts: {
     name: 'TooManyAttemptsError',
     status: 429,

@@ -95,6 +95,8 @@ function failureBody(failure: SignupFailure): DbConnectionsError {
       return dbConnectionsError('user_exists', 'The user already exists.');
     case 'username_exists':
       return dbConnectionsError('username_exists', 'The username already exists.');
+    case 'extensibility_error':
+      return dbConnectionsError('extensibility_error', failure.userMessage ?? 'The signup was refused.');
   }
 }
 
@@ -117,6 +119,7 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
     attackProtection: registry.attackProtection,
     protection: registry.loginProtection,
     now: registry.now,
+    lifecycle: registry.actionTriggers.lifecycle,
   });
   const tags = ['authentication'];
 
@@ -140,6 +143,7 @@ export function dbConnectionsRoutes(registry: Registry): FastifyPluginAsyncTypeb
           profile,
           userMetadata: body.user_metadata,
           ip: request.ip,
+          origin: requestOrigin(request),
         });
         registry.events.record(signupEvent(result, { clientId: body.client_id, connection: body.connection, email: body.email, origin: requestOrigin(request) }));
         if (!result.ok) return sendFailure(reply, result.failure);

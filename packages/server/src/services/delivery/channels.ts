@@ -9,6 +9,8 @@ export interface EmailMessage {
 export interface SmsMessage {
   to: string;
   body: string;
+  /** The one-time code the text carries, for a send-phone-message Action (`event.message_options.code`). */
+  code?: string;
 }
 
 /** The configured ways out; either may be the local outbox. */

@@ -127,6 +127,7 @@ export const LOG_EVENT_TYPES = {
   fvr: { name: 'Failed Verification Email Request', description: 'The verification e-mail could not be sent', category: 'user.fail' },
   du: { name: 'Deleted User', description: 'User has been deleted', category: 'user.success' },
   ublkdu: { name: 'User login block released', description: 'User block setup by anomaly detection has been released', category: 'user.notification' },
+  fn: { name: 'Failed Sending Notification', description: 'A text message could not be sent', category: 'system.notification' },
   limit_wc: { name: 'Blocked Account', description: 'Blocked after too many failed logins to one account from this IP address', category: 'system.notification' },
   limit_mu: { name: 'Blocked IP Address', description: 'This IP address is throttled after too many failed logins or signups', category: 'system.notification' },
   pwd_leak: { name: 'Breached password', description: 'Login attempted with a password known from a data breach', category: 'other' },
