@@ -108,6 +108,13 @@ describe('executions', () => {
     expect(again.logs.lines[0]?.message).toBe('user bob@example.com {"logins":3}');
   });
 
+  it('bounds console output made of empty lines too', async () => {
+    const actions = runtime({ maxLogChars: 100 });
+    const result = await actions.execute(version('empty-lines', `exports.onExecutePostLogin = async () => { for (let i = 0; i < 100000; i += 1) console.log(); };`), 'onExecutePostLogin', {});
+    expect(result.ok).toBe(true);
+    expect(result.logs).toEqual({ lines: Array(100).fill({ level: 'log', message: '' }), truncated: true });
+  });
+
   it('reports a thrown error, a rejected promise and a syntax error as such', async () => {
     const actions = runtime();
     const thrown = await actions.execute(version('throws', `exports.onExecutePostLogin = () => { throw new RangeError('out of range'); };`), 'onExecutePostLogin', {});
