@@ -26,6 +26,14 @@
  * platform does (the same engine and built-ins). A fresh context per execution costs 1.1-1.5 ms, more than ten
  * warm executions, so loaded isolates (each with its context) are pooled per version (version-sandbox.ts).
  *
+ * With the web globals and the answering api in the prelude and an isolate per running execution (issue 28, §2-3),
+ * `npm run bench:actions` against the runtime before them, three interleaved runs each on the same machine under
+ * heavier load (load average 9-11): warm 0.21-0.25 ms (before: 0.18-0.27 ms, no change beyond the noise); a new
+ * version's first execution 5.0-6.6 ms (before: 4.8-5.3 ms); a burst of eight concurrent executions of a warm
+ * version 1.5-2.6 ms (before: 9-34 ms, the eight queued on one isolate's thread, four of them in fresh contexts);
+ * the process's very first execution 15-40 ms, one run at 98 ms (before: 11-15 ms: the prelude grew from 7 to
+ * 43 KB, compiled once without V8's code cache).
+ *
  * What an execution gets: the JSON-marshalled `event`; an `api` whose recording methods only record commands and
  * whose answering methods (`api.cache`, `api.redirect.encodeToken` / `validateToken`) answer from host state handed
  * in with `execute`'s options (handlers.ts); `console` captured into bounded logs; `fetch` performed by the host
