@@ -9,7 +9,8 @@
  *   - a fresh context per execution (isolated-vm only: what reusing a context saves);
  *   - memory per isolate/runtime with the module loaded and run once (process RSS growth over a batch);
  *   - the host event loop's worst delay while tenant code loops for 300 ms (does a hostile loop stall the server?);
- *   - Latchkey's own runtime (packages/server/src/services/actions/runtime.ts) warm, end to end.
+ *   - Latchkey's own runtime (packages/server/src/services/actions/runtime.ts) end to end: warm, a new version's
+ *     first execution, and a burst of eight concurrent executions of one version.
  * Prints one table and the ratios. Under 10 seconds on a 2-CPU machine.
  * Usage: node --import tsx bench/actions-runtime.ts
  */
@@ -260,17 +261,25 @@ async function measureQuickJs() {
 
 async function measureLatchkeyRuntime() {
   const runtime = createActionsRuntime();
-  const version = { actionId: 'bench-action', versionId: 'bench-version', code: ACTION_CODE };
-  const once = async () => {
+  const run = async (version: { actionId: string; versionId: string; code: string }) => {
     const result = await runtime.execute(version, 'onExecutePostLogin', EVENT);
     if (!result.ok) throw new Error(result.error.message);
   };
+  const version = { actionId: 'bench-action', versionId: 'bench-version', code: ACTION_CODE };
   const coldStart = performance.now();
-  await once();
+  await run(version);
   const cold = performance.now() - coldStart;
-  const warm = await timed(WARM_RUNS, once);
+  const warm = await timed(WARM_RUNS, () => run(version));
+  // A version's first execution, the process being warm (another version ran before): what a newly deployed version pays.
+  let deployed = 0;
+  const coldVersion = await timed(COLD_RUNS, () => {
+    deployed += 1;
+    return run({ actionId: `bench-deployed-${deployed}`, versionId: `bench-deployed-${deployed}`, code: ACTION_CODE });
+  });
+  // Eight executions of one warm version at once (more than it keeps loaded): what a burst of logins pays.
+  const burst = await timed(20, () => Promise.all(Array.from({ length: 8 }, () => run(version))));
   runtime.dispose();
-  return { cold, warm };
+  return { cold, warm, coldVersion, burst };
 }
 
 const ms = (value: number) => `${value.toFixed(3)} ms`;
@@ -293,3 +302,4 @@ console.table({
 console.log('ratios quickjs-emscripten / isolated-vm:');
 console.log(`  cold ${(quickJs.cold / isolatedVm.cold).toFixed(2)}, warm ${(quickJs.warm / isolatedVm.warm).toFixed(2)}, memory ${(quickJs.memory / isolatedVm.memory).toFixed(2)}`);
 console.log(`Latchkey runtime (isolated-vm): first execution ${ms(latchkey.cold)}, warm median ${ms(latchkey.warm)}`);
+console.log(`  a new version's first execution (median of ${COLD_RUNS}) ${ms(latchkey.coldVersion)}, a burst of 8 at once (median of 20) ${ms(latchkey.burst)}`);

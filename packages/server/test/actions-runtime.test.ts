@@ -1,6 +1,8 @@
 /**
  * The Actions runtime (issue 28, §3) on the real engine (isolated-vm): recorded api commands, captured console,
- * the time and memory limits, containment of hostile code, and the fetch bridge's egress policy and timeout.
+ * the time and memory limits, containment of hostile code (an execution that runs away costs only its own
+ * isolate), and the fetch bridge's egress policy and timeout. The api's answering methods and the web globals have
+ * their own files (actions-answering-api.test.ts, actions-web-globals.test.ts).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,33 +10,9 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseActionsEgress } from '../src/config/actions-egress.js';
 import { classifyAddress } from '../src/services/actions/egress.js';
-import type { ActionExecution } from '../src/services/actions/execution-result.js';
-import { createActionsRuntime, type ActionVersion, type ActionsRuntime } from '../src/services/actions/runtime.js';
+import { claimsOf, commandsOf, runtimeFactory, version } from './support/actions-runtime.js';
 
-let versionCount = 0;
-/** A new version of `actionId` (a new version id every call). */
-function version(actionId: string, code: string): ActionVersion {
-  versionCount += 1;
-  return { actionId, versionId: `${actionId}-v${versionCount}`, code };
-}
-
-function commandsOf(result: ActionExecution) {
-  if (!result.ok) throw new Error(`execution failed: ${result.error.kind}: ${result.error.message}`);
-  return result.commands;
-}
-
-/** The claims a post-login execution set on the ID token, as an object. */
-function claimsOf(result: ActionExecution): Record<string, unknown> {
-  return Object.fromEntries(commandsOf(result).filter((command) => command.op === 'idToken.setCustomClaim').map((command) => [command.args[0], command.args[1]]));
-}
-
-const runtimes: ActionsRuntime[] = [];
-function runtime(options: Parameters<typeof createActionsRuntime>[0] = {}) {
-  const created = createActionsRuntime(options);
-  runtimes.push(created);
-  return created;
-}
-afterAll(() => runtimes.forEach((created) => created.dispose()));
+const runtime = runtimeFactory();
 
 describe('executions', () => {
   it('records the api calls of a handler, in order, for the caller to apply', async () => {
@@ -68,14 +46,14 @@ describe('executions', () => {
           api.accessToken.setCustomClaim('https://example.com/client', event.client.client_id);
           return typeof api.idToken;
         },
-        onExecutePostUserRegistration: async (event, api) => { console.log('registered', event.user.email, Object.keys(api).length); },
+        onExecutePostUserRegistration: async (event, api) => { console.log('registered', event.user.email, Object.keys(api).join()); },
       };`;
     const v = version('exports', code);
     const exchange = await actions.execute(v, 'onExecuteCredentialsExchange', { client: { client_id: 'c1' } });
     expect(commandsOf(exchange)).toEqual([{ op: 'accessToken.setCustomClaim', args: ['https://example.com/client', 'c1'] }]);
     const registration = await actions.execute(v, 'onExecutePostUserRegistration', { user: { email: 'new@example.com' } });
     expect(commandsOf(registration)).toEqual([]);
-    expect(registration.logs.lines).toEqual([{ level: 'log', message: 'registered new@example.com 0' }]);
+    expect(registration.logs.lines).toEqual([{ level: 'log', message: 'registered new@example.com cache' }]);
     const missing = await actions.execute(v, 'onExecutePostLogin', {});
     expect(missing).toMatchObject({ ok: false, error: { kind: 'missing_handler', message: 'The action does not export onExecutePostLogin' } });
   });
@@ -106,6 +84,13 @@ describe('executions', () => {
     // The next execution of the same context starts with its own, empty logs.
     const again = await actions.execute(v, 'onExecutePostLogin', { user: { email: 'bob@example.com' } });
     expect(again.logs.lines[0]?.message).toBe('user bob@example.com {"logins":3}');
+  });
+
+  it('bounds console output made of empty lines too', async () => {
+    const actions = runtime({ maxLogChars: 100 });
+    const result = await actions.execute(version('empty-lines', `exports.onExecutePostLogin = async () => { for (let i = 0; i < 100000; i += 1) console.log(); };`), 'onExecutePostLogin', {});
+    expect(result.ok).toBe(true);
+    expect(result.logs).toEqual({ lines: Array(100).fill({ level: 'log', message: '' }), truncated: true });
   });
 
   it('reports a thrown error, a rejected promise and a syntax error as such', async () => {
@@ -166,6 +151,68 @@ describe('limits', () => {
 });
 
 describe('containment', () => {
+  it('lets concurrent executions of a version succeed while one of them loops forever, in its handler or in a timer', async () => {
+    const actions = runtime({ timeoutMs: 1_500 });
+    const v = version('loops-beside-others', `
+      exports.onExecutePostLogin = async (event, api) => {
+        if (event.loop === 'handler') for (;;) {}
+        if (event.loop === 'timer') { await new Promise((resolve) => setTimeout(resolve, 5)); for (;;) {} }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        api.idToken.setCustomClaim('n', event.n);
+      };`);
+    const started = performance.now();
+    const loopers = [actions.execute(v, 'onExecutePostLogin', { loop: 'handler' }), actions.execute(v, 'onExecutePostLogin', { loop: 'timer' })];
+    const others = Array.from({ length: 6 }, (_, n) => actions.execute(v, 'onExecutePostLogin', { n }));
+    const results = await Promise.all(others);
+    // Done long before the loopers' limit: they never waited for the looping isolates.
+    expect(performance.now() - started).toBeLessThan(1_200);
+    expect(results.map((result) => claimsOf(result))).toEqual(Array.from({ length: 6 }, (_, n) => ({ n })));
+    for (const looper of await Promise.all(loopers)) expect(looper).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+    // And the version still serves.
+    expect(claimsOf(await actions.execute(v, 'onExecutePostLogin', { n: 7 }))).toEqual({ n: 7 });
+  });
+
+  it('lets concurrent executions of a version succeed while one of them goes over the memory limit', async () => {
+    const actions = runtime({ memoryLimitMb: 32, timeoutMs: 10_000 });
+    const v = version('allocates-beside-others', `
+      exports.onExecutePostLogin = async (event, api) => {
+        const hoard = [];
+        if (event.allocate) for (;;) hoard.push(new Array(100000).fill(Math.random()));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        api.idToken.setCustomClaim('n', event.n);
+      };`);
+    const others = Array.from({ length: 4 }, (_, n) => actions.execute(v, 'onExecutePostLogin', { n }));
+    const hog = await actions.execute(v, 'onExecutePostLogin', { allocate: true });
+    expect(hog).toMatchObject({ ok: false, error: { kind: 'memory_limit' } });
+    expect((await Promise.all(others)).map((result) => claimsOf(result))).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+
+  it('keeps the isolates a burst of executions loaded for the next burst, and lets them go once unused', async () => {
+    const actions = runtime({ idleIsolateTtlMs: 150 });
+    const v = version('bursts', `
+      const isolate = crypto.randomUUID();
+      exports.onExecutePostLogin = async (event, api) => { await new Promise((resolve) => setTimeout(resolve, 30)); api.idToken.setCustomClaim('isolate', isolate); };`);
+    const burst = async () => new Set((await Promise.all(Array.from({ length: 4 }, () => actions.execute(v, 'onExecutePostLogin', {})))).map((result) => claimsOf(result).isolate));
+    const first = await burst();
+    expect(first.size).toBe(4);
+    // Warm: the same four isolates serve the next burst.
+    expect(await burst()).toEqual(first);
+    // Unused past their time, all but the most recently used one go.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const lone = claimsOf(await actions.execute(v, 'onExecutePostLogin', {})).isolate;
+    expect(first.has(lone)).toBe(true);
+    const later = await burst();
+    expect([...later].filter((isolate) => first.has(isolate))).toEqual([lone]);
+  });
+
+  it('keeps an execution\'s module state in its loaded isolate between warm executions', async () => {
+    const actions = runtime({ maxIdleIsolatesPerVersion: 1 });
+    const v = version('warm-state', `let runs = 0; exports.onExecutePostLogin = async (event, api) => { runs += 1; api.idToken.setCustomClaim('runs', runs); };`);
+    const seen = [];
+    for (let i = 0; i < 3; i += 1) seen.push(claimsOf(await actions.execute(v, 'onExecutePostLogin', {})).runs);
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
   it('keeps prototype pollution inside the version: not in the host, not in another version or action', async () => {
     const actions = runtime();
     const polluter = version('pollutes', `
@@ -231,8 +278,8 @@ describe('containment', () => {
       viaApi: 'ReferenceError: process is not defined',
       viaConsole: 'ReferenceError: process is not defined',
       viaFetch: 'undefined',
-      // What the runtime adds to the language's built-ins, and nothing else (no process, require, Buffer, timers).
-      extraGlobals: 'Headers,fetch',
+      // What the runtime adds to the language's built-ins, and nothing else (no process, require, global, setInterval).
+      extraGlobals: 'Buffer,Headers,TextDecoder,TextEncoder,URL,URLSearchParams,atob,btoa,clearTimeout,crypto,fetch,setTimeout',
     });
   });
 });
@@ -254,7 +301,7 @@ describe('fetch', () => {
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
         response.writeHead(201, { 'content-type': 'application/json', 'x-echo': 'yes' });
-        response.end(JSON.stringify({ method: request.method, url: request.url, body, auth: request.headers.authorization ?? null }));
+        response.end(JSON.stringify({ method: request.method, url: request.url, body, auth: request.headers.authorization ?? null, type: request.headers['content-type'] ?? null }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -294,8 +341,17 @@ describe('fetch', () => {
       status: 201,
       ok: true,
       echo: 'yes',
-      body: { method: 'POST', url: '/echo', body: '{"user":"a@example.com"}', auth: 'Bearer t' },
+      body: { method: 'POST', url: '/echo', body: '{"user":"a@example.com"}', auth: 'Bearer t', type: 'application/json' },
     });
+    const form = await actions.execute(
+      version('fetch-form', `exports.onExecutePostLogin = async (event, api) => {
+        const response = await fetch(new URL('/token', ${JSON.stringify(origin)}), { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'read:users write' }) });
+        api.idToken.setCustomClaim('sent', await response.json());
+      };`),
+      'onExecutePostLogin',
+      {},
+    );
+    expect(claimsOf(form).sent).toMatchObject({ url: '/token', body: 'grant_type=client_credentials&scope=read%3Ausers+write', type: 'application/x-www-form-urlencoded;charset=UTF-8' });
     const redirected = await actions.execute(
       version('fetch-redirect', `exports.onExecutePostLogin = async (event, api) => { const r = await fetch(${JSON.stringify(`${origin}/moved`)}); api.idToken.setCustomClaim('r', [r.redirected, r.url.endsWith('/echo'), (await r.json()).method]); };`),
       'onExecutePostLogin',

@@ -36,7 +36,8 @@ export class ExecutionLogs {
     const kept = message.length > room ? message.slice(0, room) : message;
     if (kept.length < message.length) this.truncated = true;
     this.lines.push({ level: level as ConsoleLevel, message: kept });
-    this.used += kept.length;
+    // An empty line counts as one character: console.log() in a loop must fill the logs too.
+    this.used += Math.max(1, kept.length);
     return !this.truncated;
   }
 

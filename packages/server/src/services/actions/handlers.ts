@@ -1,11 +1,14 @@
+import { CACHE_COMMAND_OPS } from './action-cache.js';
+
 /**
- * The handlers an action may export, the trigger each serves, and the `api` methods each receives. Every method
- * listed here only records a command ({op, args}); the caller validates and applies the commands after the
- * handler returns, so tenant code never holds one of our objects.
- *
- * Methods that return something computed by the host (`api.cache.get`, `api.redirect.encodeToken` /
- * `validateToken`) are not here yet: they need host state handed in with the event, which the triggers' issue
- * steps add.
+ * The handlers an action may export, the trigger each serves, and the `api` methods each receives. Two kinds:
+ *   - recording methods only record a command ({op, args}); the caller validates and applies the commands after
+ *     the handler returns, so tenant code never holds one of our objects;
+ *   - answering methods return something at once, as on the platform (`api.cache.get` answers the cached record,
+ *     `api.redirect.encodeToken` a signed token). The sandbox's prelude computes their answers from host state
+ *     handed in with the execution (`execute`'s options: the action's cache entries, the login's binding, the
+ *     clock) and a host callback for HMAC; the changes they make come back as commands (`cache.set` and
+ *     `cache.delete`, see action-cache.ts).
  */
 export const ACTION_HANDLERS = {
   onExecutePostLogin: 'post-login',
@@ -35,11 +38,31 @@ export const TRIGGER_API_METHODS: Record<ActionTrigger, readonly string[]> = {
   ],
   'credentials-exchange': ['access.deny', 'accessToken.setCustomClaim'],
   'pre-user-registration': ['access.deny', 'user.setAppMetadata', 'user.setUserMetadata'],
-  // These three run after the fact: their `api` has only the cache, which comes with the host-state step.
+  // These three run after the fact: their `api` has only the cache (TRIGGER_ANSWERING_METHODS).
   'post-user-registration': [],
   'post-change-password': [],
   'send-phone-message': [],
 };
+
+const CACHE_METHODS = ['cache.get', 'cache.set', 'cache.delete'] as const;
+
+/**
+ * The answering methods of each trigger's `api` (see the header). `redirect.validateToken` answers only in
+ * onContinuePostLogin, the handler that runs when the login comes back from the redirect; elsewhere it throws.
+ */
+export const TRIGGER_ANSWERING_METHODS: Record<ActionTrigger, readonly string[]> = {
+  'post-login': [...CACHE_METHODS, 'redirect.encodeToken', 'redirect.validateToken'],
+  'credentials-exchange': CACHE_METHODS,
+  'pre-user-registration': CACHE_METHODS,
+  'post-user-registration': CACHE_METHODS,
+  'post-change-password': CACHE_METHODS,
+  'send-phone-message': CACHE_METHODS,
+};
+
+/** The commands an execution of the trigger may answer with: its recorded calls, and the cache's changes. */
+export function triggerCommandOps(trigger: ActionTrigger): readonly string[] {
+  return [...TRIGGER_API_METHODS[trigger], ...CACHE_COMMAND_OPS];
+}
 
 export function isActionHandlerName(name: string): name is ActionHandlerName {
   return Object.hasOwn(ACTION_HANDLERS, name);

@@ -1,33 +1,45 @@
+import { ANSWERING_API_PRELUDE } from './sandbox-answering-api.js';
+import { WEB_GLOBALS_PRELUDE } from './sandbox-web-globals.js';
+
 /**
  * The JavaScript that runs first in every sandbox context, before the action's module: it installs `console`,
- * `fetch` and `Headers`, prepares the CommonJS `module` and the refusing `require`, and returns the two functions
- * the host calls: `run(handlerName, eventJson, apiMethods)` and `deliver(fetchId, outcome)`.
+ * `fetch`, `Headers` and the web globals (sandbox-web-globals.ts), prepares the CommonJS `module` and the refusing
+ * `require`, and returns the three functions the host calls: `run(handlerName, eventJson, recording, answering,
+ * host)`, `deliver(fetchId, outcome)` and `fireTimer(timerId)`.
  *
- * It is evaluated with `context.evalClosure`, which binds:
- *   $0 hostLog(level, line) -> boolean     sync callback: appends to the execution's logs; false once they are full
- *   $1 hostFetch(id, request)              sync callback: starts a request; its outcome comes back via `deliver`
- *   $2 maxLineChars                        number
+ * It is a script whose value is a function, compiled once per isolate (with V8's code cache shared by all
+ * isolates: it is the same text for every version) and called once per context with:
+ *   hostLog(level, line) -> boolean     sync callback: appends to the execution's logs; false once they are full
+ *   hostFetch(id, request)              sync callback: starts a request; its outcome comes back via `deliver`
+ *   hostHmac(secret, text) -> string    sync callback: HMAC-SHA256 of text under secret, base64url
+ *   hostRandom(count) -> Uint8Array     sync callback: bytes from the host's CSPRNG
+ *   hostUrl(op, a, b) -> string[]|null  sync callback: parses (op 'parse': a the input, b the base) or changes one
+ *                                       component (op the component, a the href, b the value) with Node's URL
+ *   hostTimer(id, ms)                   sync callback: schedules timer `id` (fired via `fireTimer`), or clears it (-1)
+ *   settingsJson                        the limits: console line length, timers, host calls, cache, token size
  *
  * Nothing the host owns is reachable from here: the callbacks copy their arguments and results, the event arrives
- * as a JSON string, and the `api` is built here from method names and only records calls. The intrinsics used
- * after tenant code has run (JSON, Map, Promise, Error) are captured first, so a tenant that replaces them spoils
- * only its own results, which the host parses and checks anyway.
+ * as a JSON string, and the `api` is built here from method names: its recording methods only record calls, its
+ * answering methods (sandbox-answering-api.ts) compute from the host state copied in with the execution. The
+ * intrinsics used after tenant code has run (JSON, Map, Promise, Error, Uint8Array) are captured first, so a tenant
+ * that replaces them spoils only its own results, which the host parses and checks anyway.
  *
  * A string, not a function serialized with toString(): the test and bench loaders transpile functions and may
  * add helpers that do not exist inside the isolate.
  */
-export const SANDBOX_PRELUDE = String.raw`
+export const SANDBOX_PRELUDE = String.raw`(function latchkeyActionsRuntime(hostLog, hostFetch, hostHmac, hostRandom, hostUrl, hostTimer, settingsJson) {
 'use strict';
-const hostLog = $0;
-const hostFetch = $1;
-const maxLineChars = $2;
 const { parse, stringify } = JSON;
+const settings = parse(settingsJson);
+const maxLineChars = settings.maxLineChars;
 const ErrorClass = Error;
 const TypeErrorClass = TypeError;
 const MapClass = Map;
 const PromiseClass = Promise;
 const isArray = Array.isArray;
 const objectKeys = Object.keys;
+const promiseRace = Promise.race.bind(Promise);
+const dateNow = Date.now;
 
 function formatValue(value) {
   if (typeof value === 'string') return value;
@@ -132,12 +144,18 @@ globalThis.fetch = function fetch(input, init) {
       : input !== null && typeof input === 'object' && typeof input.href === 'string' ? input.href
       : input !== null && typeof input === 'object' && typeof input.url === 'string' ? input.url
       : String(input);
-    const body = options.body === undefined || options.body === null ? null : options.body;
-    if (body !== null && typeof body !== 'string') throw new TypeErrorClass('fetch: the request body must be a string (use JSON.stringify)');
+    let body = options.body === undefined || options.body === null ? null : options.body;
+    const headers = headerPairs(options.headers);
+    // A form, as Node's fetch sends one (token requests to an authorization server are usually this).
+    if (body instanceof URLSearchParams) {
+      body = body.toString();
+      if (!headers.some((pair) => pair[0].toLowerCase() === 'content-type')) headers.push(['content-type', 'application/x-www-form-urlencoded;charset=UTF-8']);
+    }
+    if (body !== null && typeof body !== 'string') throw new TypeErrorClass('fetch: the request body must be a string (use JSON.stringify) or a URLSearchParams');
     const request = {
       url,
       method: options.method === undefined ? 'GET' : String(options.method).toUpperCase(),
-      headers: headerPairs(options.headers),
+      headers,
       body,
       redirect: options.redirect === undefined ? 'follow' : String(options.redirect),
     };
@@ -161,6 +179,8 @@ function deliver(id, outcome) {
   else pending.resolve(new FetchResponse(outcome.response));
 }
 
+${WEB_GLOBALS_PRELUDE}
+${ANSWERING_API_PRELUDE}
 // ---- the CommonJS module: loaded once per context by the version's compiled script ----
 function require(name) {
   const error = new ErrorClass("Cannot find module '" + String(name) + "': an action can require only the dependencies it declares");
@@ -182,38 +202,82 @@ Object.defineProperty(globalThis, '__latchkeyLoad', {
 });
 
 // ---- one execution ----
-function buildApi(methods, commands) {
+function buildApi(recording, answering, execution) {
   const api = {};
-  for (const op of methods) {
+  const place = (op, method) => {
     const path = op.split('.');
     let node = api;
     for (let i = 0; i < path.length - 1; i += 1) node = node[path[i]] || (node[path[i]] = {});
+    node[path[path.length - 1]] = method;
+  };
+  for (const op of recording) {
     // A snapshot of the arguments as JSON, taken now: later changes to the objects passed do not alter the record.
-    node[path[path.length - 1]] = (...args) => {
-      commands.push({ op, args: parse(stringify(args)) });
+    place(op, (...args) => {
+      execution.commands.push({ op, args: parse(stringify(args)) });
       return api;
-    };
+    });
+  }
+  for (const op of answering) {
+    const answer = ANSWERING_METHODS[op];
+    if (answer !== undefined) place(op, answer(execution));
   }
   return api;
 }
 
-async function run(handlerName, eventJson, methods) {
+/**
+ * The execution's view of the host state: the clock, the action's cache entries, the login's binding. The clock is
+ * the host's at the execution's start, for the whole execution (at most its time limit): tokens and cache entries
+ * are dated by the host's clock, whatever the isolate's Date says.
+ */
+function executionOf(handlerName, eventJson, host) {
+  const hostNow = typeof host.now === 'number' ? host.now : dateNow();
+  const cache = new MapClass();
+  if (host.cache !== null && typeof host.cache === 'object') {
+    for (const key of objectKeys(host.cache)) {
+      const record = host.cache[key];
+      if (record !== null && typeof record === 'object' && typeof record.value === 'string' && typeof record.expires_at === 'number') {
+        cache.set(key, { value: record.value, expires_at: record.expires_at });
+      }
+    }
+  }
+  return {
+    handlerName,
+    eventJson,
+    commands: [],
+    cache,
+    login: host.login !== null && typeof host.login === 'object' ? host.login : null,
+    clock: () => hostNow,
+  };
+}
+
+async function run(handlerName, eventJson, recording, answering, host) {
   logging = true;
+  timersLeft = settings.maxTimers;
+  hostCallsLeft = settings.maxHostCalls;
   if (loadError !== null) return stringify({ error: loadError });
-  const commands = [];
+  const execution = executionOf(handlerName, eventJson, host);
+  // An uncaught error in one of this execution's timers ends it, as an uncaught exception ends a Node process.
+  const crashed = new PromiseClass((_, reject) => {
+    timerCrash = reject;
+  });
   try {
     const exported = module.exports;
     const handler = exported === null || exported === undefined ? undefined : exported[handlerName];
     if (typeof handler !== 'function') return stringify({ missing: true });
-    await handler(parse(eventJson), buildApi(methods, commands));
+    await promiseRace([handler(parse(eventJson), buildApi(recording, answering, execution)), crashed]);
   } catch (error) {
     return stringify({ error: describeError(error) });
+  } finally {
+    // Nothing of this execution outlives it: its pending timers and requests are forgotten.
+    timerCrash = null;
+    timers.clear();
+    pendingFetches.clear();
   }
-  return stringify({ commands });
+  return stringify({ commands: execution.commands });
 }
 
-return [run, deliver];
-`;
+return [run, deliver, fireTimer];
+})`;
 
 /**
  * The action's code as the compiled script of its version: a CommonJS module body handed to the prelude's loader.
