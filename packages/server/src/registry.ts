@@ -62,6 +62,7 @@ import { actionTriggers as createActionTriggers, type ActionTriggers } from './o
 import type { BoundActions } from './services/actions/bound-actions.js';
 import { createActionsRuntime } from './services/actions/runtime.js';
 import { withPhoneMessageActions } from './services/actions/phone-message-actions.js';
+import { ActionCacheStore } from './services/actions/action-cache.js';
 import { createStorage, type Storage } from './storage/storage.js';
 
 /** Everything the HTTP layer and the services need, built once. Consumers take the narrow parts they use. */
@@ -217,7 +218,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     // TODO(merge i28-actions-api): the Actions service's bound actions and the configured runtime replace these.
     const actionsRuntime = createActionsRuntime({ onCatastrophicError: (message) => log.fatal({ reason: message }, 'an Actions isolate failed') });
     const noBoundActions: BoundActions = { bound: async () => [], recordExecution: async () => '' };
-    const actionTriggers = createActionTriggers({ storage, tenantId, config: oauthConfig, events, now, bound: noBoundActions, runtime: actionsRuntime, timeoutMs: 20_000, log });
+    const actionTriggers = createActionTriggers({ storage, tenantId, config: oauthConfig, events, now, bound: noBoundActions, runtime: actionsRuntime, cache: new ActionCacheStore(), timeoutMs: 20_000, log });
     // Text messages go through a bound send-phone-message action instead of the configured transport.
     const delivery = withPhoneMessageActions(createDelivery(config.delivery, outbox), { runner: actionTriggers.runner, tenantId, events });
     const notifier = deliveryNotifier(delivery, log);

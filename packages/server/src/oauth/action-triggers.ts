@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BoundActions } from '../services/actions/bound-actions.js';
 import type { ActionsRuntime } from '../services/actions/runtime.js';
+import type { ActionCacheStore } from '../services/actions/action-cache.js';
 import { triggerRunner, type TriggerRunner } from '../services/actions/trigger-runner.js';
 import type { OAuthConfig } from '../services/config-cache.js';
 import { userLifecycleActions, type UserLifecycleActions } from '../services/actions/user-lifecycle-actions.js';
@@ -19,6 +20,7 @@ export interface ActionTriggersDeps {
   now: () => Date;
   bound: BoundActions;
   runtime: ActionsRuntime;
+  cache: ActionCacheStore;
   /** Total wall time of one trigger's actions (LATCHKEY_ACTIONS_TIMEOUT_MS; the platform's is 20 s). */
   timeoutMs: number;
   log: Logger;
@@ -48,6 +50,7 @@ export function actionTriggers(deps: ActionTriggersDeps): ActionTriggers {
     bound: deps.bound,
     runtime: deps.runtime,
     timeoutMs: deps.timeoutMs,
+    cache: deps.cache,
     onRecordError: (error) => deps.log.warn({ err: error }, 'an Actions execution could not be recorded'),
   });
   const postLogin = postLoginActions({ storage: deps.storage, tenantId: deps.tenantId, config: deps.config, runner, events: deps.events, now: deps.now });

@@ -2,7 +2,8 @@ import type { BoundAction, BoundActions, ActionExecutionResult } from './bound-a
 import type { ActionError, ActionExecution } from './execution-result.js';
 import type { CapturedLogs } from './execution-logs.js';
 import type { ActionHandlerName, ActionTrigger, ApiCommand } from './handlers.js';
-import type { ActionsRuntime } from './runtime.js';
+import type { ActionLogin, ActionsRuntime } from './runtime.js';
+import type { ActionCacheStore } from './action-cache.js';
 
 /** One action's turn: the commands its `api` calls recorded, for the trigger to apply before the next action runs. */
 export interface ActionTurn {
@@ -36,6 +37,8 @@ export interface TriggerRunOptions {
   /** The handler of the first action run (`onContinuePostLogin` for the action a user comes back to). */
   firstHandler?: ActionHandlerName;
   timeoutMs?: number;
+  /** A post-login's binding for `api.redirect.encodeToken` / `validateToken`. */
+  login?: ActionLogin;
 }
 
 export interface TriggerRunnerDeps {
@@ -43,6 +46,8 @@ export interface TriggerRunnerDeps {
   runtime: ActionsRuntime;
   /** Total wall time of one trigger's actions together (the platform's is 20 s). */
   timeoutMs: number;
+  /** The actions' `api.cache` entries (per node). */
+  cache: ActionCacheStore;
   onRecordError?: (error: unknown) => void;
 }
 
@@ -99,7 +104,7 @@ export function triggerRunner(deps: TriggerRunnerDeps) {
           { actionId: action.actionId, versionId: action.versionId, code: action.code },
           index === startAt && options.firstHandler ? options.firstHandler : handler,
           { ...event, secrets: action.secrets },
-          { timeoutMs: remaining },
+          { timeoutMs: remaining, cache: deps.cache.entries(action.actionId), ...(options.login ? { login: options.login } : {}) },
         );
         const ended = Date.now();
         if (!execution.ok) {
@@ -109,7 +114,9 @@ export function triggerRunner(deps: TriggerRunnerDeps) {
         }
         results.push({ action_name: action.actionName, error: null, started_at: iso(started), ended_at: iso(ended) });
         completed += 1;
-        if ((await apply({ action, commands: execution.commands, logs: execution.logs })) === 'stop') {
+        // The cache's writes are the store's; the trigger reads the rest.
+        const commands = deps.cache.apply(action.actionId, execution.commands);
+        if ((await apply({ action, commands, logs: execution.logs })) === 'stop') {
           stopped = true;
           break;
         }
