@@ -152,9 +152,9 @@ describe('the platform deploy CLI (npm auth0-deploy-cli) against Latchkey over H
       default_audience: 'https://api.acme.example/',
     });
     // An action created, built, deployed (the CLI deploys once the build says `built`) and bound by name.
-    const [action] = (await api('GET', '/actions/actions?actionName=Acme%20claims')).body.actions;
+    const [action] = (await api('GET', '/actions/actions?actionName=Acme%20claims')).body.actions as { id: string }[];
     expect(action).toMatchObject({ status: 'built', code: ACTION_CODE, secrets: [{ name: 'API_KEY' }], deployed_version: { number: 1, deployed: true } });
-    expect((await api('GET', '/actions/triggers/post-login/bindings')).body.bindings).toMatchObject([{ display_name: 'Acme claims first', action: { id: action.id } }]);
+    expect((await api('GET', '/actions/triggers/post-login/bindings')).body.bindings).toMatchObject([{ display_name: 'Acme claims first', action: { id: action?.id } }]);
     expect((await server.registry.actions.bound.bound('post-login'))[0]?.secrets).toEqual({ API_KEY: 'acme-secret' });
   }, 600_000);
 });
