@@ -57,6 +57,12 @@ import { countedDatabaseLogin, countedLoginProtection, countedPasswordless, UNKN
 import { connectRedis } from './services/redis.js';
 import { deploymentChangeBus } from './services/change-bus/index.js';
 import { managementApiIdentifier } from './services/resource-servers.js';
+import { actionBuilder } from './services/actions/action-build.js';
+import { actionSecrets } from './services/actions/action-secrets.js';
+import { actionsService, type ActionsService } from './services/actions/actions-service.js';
+import type { BoundActions } from './services/actions/bound-actions.js';
+import { createActionsRuntime, type ActionsRuntime } from './services/actions/runtime.js';
+import { storedBoundActions } from './services/actions/stored-bound-actions.js';
 import { openStorage } from './storage/open.js';
 import { actionTriggers as createActionTriggers, type ActionTriggers } from './oauth/action-triggers.js';
 import type { BoundActions } from './services/actions/bound-actions.js';
@@ -132,6 +138,11 @@ export interface Registry {
   jobs: JobsService;
   /** Signs and checks the download links of finished users exports. */
   exportDownloads: ExportDownloads;
+  /**
+   * Tenant Actions: the Management API's service, what each trigger runs (`bound`, cached; `recordExecution`), and
+   * the one runtime every run goes through (isolates per deployed version, disposed by `close`).
+   */
+  actions: { service: ActionsService; bound: BoundActions; runtime: ActionsRuntime };
   /** Prometheus metrics (services/metrics.ts): counters the code calls, gauges read on each scrape. */
   metrics: Metrics;
   /** Whether the database, and Redis when configured, answer now (`/health/ready`). */
@@ -139,7 +150,8 @@ export interface Registry {
   now: () => Date;
   /**
    * Releases what the registry opened, after the HTTP listener has closed and its requests have finished (main.ts),
-   * in this order: stop the timers that write (the sweeper, log stream delivery); stop hearing other nodes (the
+   * in this order: stop the timers that write (the sweeper, log stream delivery) and dispose the Actions isolates;
+   * stop hearing other nodes (the
    * change bus); flush what is buffered for the database (the tenant log's event buffer goes here, before the
    * database closes); then Redis, the delivery transports, and the database last, since every step before may still
    * write to it.
@@ -298,6 +310,19 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     // Stored jobs (users imports and exports) run here, each on one node at a time, until `close()`.
     const runner = jobRunner({ storage, tenantId, now, log, ...(options.jobs ? { options: options.jobs } : {}) });
     runner.start();
+    // One runtime for the process: the isolates of deployed versions are shared by every trigger and the tests.
+    const actionsRuntime = createActionsRuntime({
+      timeoutMs: config.actions.timeoutMs,
+      memoryLimitMb: config.actions.memoryMb,
+      egress: config.actions.egress,
+      onCatastrophicError: (message) => log.fatal({ reason: message }, 'the Actions runtime lost control of an isolate; restart this node'),
+    });
+    const sealedActionSecrets = actionSecrets(secret.key('action-secret-seal'));
+    const actions = {
+      service: actionsService({ storage, tenantId, now, secrets: sealedActionSecrets, builder: actionBuilder({ modulesDir: config.actions.modulesDir }), runtime: actionsRuntime }),
+      bound: storedBoundActions({ storage, tenantId, secrets: sealedActionSecrets, now, ttlMs: config.configCacheSeconds * 1000 }),
+      runtime: actionsRuntime,
+    };
     const exportLinks = exportDownloads({ key: secret.key('users-export-download'), tenantId, baseUrl: config.issuer, now });
     return {
       config,
@@ -385,6 +410,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       logStreams: logStreamsService({ storage, tenantId, secrets: streamSecrets, allowHttp: !config.production, now }),
       jobs: jobsService({ storage, tenantId, now, wake: () => runner.wake(), downloads: exportLinks }),
       exportDownloads: exportLinks,
+      actions,
       metrics,
       readiness: readinessProbe({ storage, redis }),
       now,
@@ -395,6 +421,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         await streamDelivery.close();
         // A job in progress stops at its next batch and releases its lease; another node resumes it.
         await runner.close();
+        // No request runs any more: the isolates go.
+        actionsRuntime.dispose();
         await changeBus?.close();
         await events.close();
         redis?.disconnect();

@@ -10,8 +10,8 @@ import { DIALECTS } from './support/services.js';
 const silent = { info: () => undefined, warn: () => undefined };
 
 /**
- * Expired artifacts are deleted in the background a day after they expired, and tenant log events once their
- * retention is over, in bounded batches, on both dialects.
+ * Expired artifacts are deleted in the background a day after they expired, and tenant log events and Actions
+ * executions once their retention is over, in bounded batches, on both dialects.
  */
 describe.each(DIALECTS)('sweeping expired artifacts (%s)', (dialect) => {
   let database: TestDatabase;
@@ -71,6 +71,19 @@ describe.each(DIALECTS)('sweeping expired artifacts (%s)', (dialect) => {
     expect(await sweeper.sweepNow()).toBe(0);
     expect(await descriptions(tenants[0] as string)).toEqual([]);
     expect(await descriptions(tenants[1] as string)).toEqual(['still-kept']);
+  });
+
+  it('deletes Actions executions once their retention is over, in every tenant, batch by batch', async () => {
+    const record = (tenant: string, id: string, expiresInSeconds: number) =>
+      storage.actionExecutions.insert(tenant, { id, triggerId: 'post-login', status: 'final', results: [], createdAt: secondsFromNow(-10 * 86_400), updatedAt: secondsFromNow(-10 * 86_400), expiresAt: secondsFromNow(expiresInSeconds) });
+    for (const [n, tenant] of tenants.entries()) await record(tenant, `expired-${n}`, -60);
+    await record(tenants[0] as string, 'expires-now', 0);
+    await record(tenants[1] as string, 'kept', 60);
+    const sweeper = artifactSweeper({ storage, intervalSeconds: 0, now: () => now, log: silent, batch: 2 });
+    expect(await sweeper.sweepNow()).toBe(3);
+    expect(await sweeper.sweepNow()).toBe(0);
+    expect(await storage.actionExecutions.get(tenants[1] as string, 'kept', secondsFromNow(-1))).toMatchObject({ id: 'kept' });
+    expect(await storage.actionExecutions.get(tenants[0] as string, 'expires-now', secondsFromNow(-1))).toBeUndefined();
   });
 
   it('sweeps on its timer until stopped', async () => {

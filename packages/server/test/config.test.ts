@@ -124,6 +124,19 @@ describe('loadConfig', () => {
     expect(configError({ LATCHKEY_AUTH_RATE_LIMITS: '/oauth/token=often' }).variable).toBe('LATCHKEY_AUTH_RATE_LIMITS');
   });
 
+  it('runs Actions with public egress, 20 s and 64 MB unless configured, and with dependencies only from a readable modules directory', () => {
+    expect(loadConfig({}).actions).toEqual({ modulesDir: undefined, egress: { allowLoopback: false }, timeoutMs: 20_000, memoryMb: 64 });
+    const dir = tempDir();
+    const configured = loadConfig({ LATCHKEY_ACTIONS_MODULES_DIR: dir, LATCHKEY_ACTIONS_EGRESS: 'public,loopback', LATCHKEY_ACTIONS_TIMEOUT_MS: '1500', LATCHKEY_ACTIONS_MEMORY_MB: '128' });
+    expect(configured.actions).toEqual({ modulesDir: dir, egress: { allowLoopback: true }, timeoutMs: 1500, memoryMb: 128 });
+    expect(configError({ LATCHKEY_ACTIONS_MODULES_DIR: join(dir, 'nope') }).message).toBe(`LATCHKEY_ACTIONS_MODULES_DIR: cannot read the directory "${join(dir, 'nope')}"`);
+    writeFileSync(join(dir, 'file'), 'not a directory');
+    expect(configError({ LATCHKEY_ACTIONS_MODULES_DIR: join(dir, 'file') }).variable).toBe('LATCHKEY_ACTIONS_MODULES_DIR');
+    expect(configError({ LATCHKEY_ACTIONS_EGRESS: 'loopback' }).variable).toBe('LATCHKEY_ACTIONS_EGRESS');
+    for (const bad of ['99', '120001', '1.5', '20s']) expect(configError({ LATCHKEY_ACTIONS_TIMEOUT_MS: bad }).message).toContain('whole milliseconds 100-120000');
+    for (const bad of ['7', '4097', 'lots']) expect(configError({ LATCHKEY_ACTIONS_MEMORY_MB: bad }).message).toContain('whole megabytes 8-4096');
+  });
+
   it('requires the TLS files to be readable, naming the variable of the missing one', () => {
     const dir = tempDir();
     const cert = join(dir, 'cert.pem');

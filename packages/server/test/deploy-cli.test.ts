@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -44,12 +44,31 @@ databases:
     enabled_clients:
       - Acme Web
       - Acme SPA
+actions:
+  - name: Acme claims
+    code: ./actions/acme-claims.js
+    runtime: node22
+    deployed: true
+    dependencies: []
+    secrets:
+      - name: API_KEY
+        value: acme-secret
+    supported_triggers:
+      - id: post-login
+        version: v3
+triggers:
+  post-login:
+    - action_name: Acme claims
+      display_name: Acme claims first
 `;
+
+const ACTION_CODE = "exports.onExecutePostLogin = async (event, api) => { api.idToken.setCustomClaim('https://acme.example/key', event.secrets.API_KEY); };\n";
 
 /**
  * The platform's deploy CLI, unmodified, imports a small YAML tenant (an API, applications, a database connection
- * with its enabled applications, tenant settings) into Latchkey over real HTTPS. The tenant already holds part of
- * it, differently (the web application, the API and the connection, made through the Management API), so that the
+ * with its enabled applications, tenant settings, an action deployed and bound to post-login) into Latchkey over
+ * real HTTPS. The tenant already holds part of it, differently (the web application, the API and the connection,
+ * made through the Management API), so that the
  * one import both updates what exists in place and creates what does not: each run of the CLI costs about 40 s of
  * CPU (it validates its whole schema with ajv), so the suite runs it once. The CLI builds https://{AUTH0_DOMAIN}/...
  * URLs only, so Latchkey runs with a local certificate that the child process trusts through NODE_EXTRA_CA_CERTS.
@@ -72,8 +91,8 @@ describe('the platform deploy CLI (npm auth0-deploy-cli) against Latchkey over H
         AUTH0_CLIENT_ID: ADMIN_CLIENT_ID,
         AUTH0_CLIENT_SECRET: ADMIN_CLIENT_SECRET,
         AUTH0_ALLOW_DELETE: false,
-        // Latchkey has no rules, actions, e-mail templates, ...: the CLI manages only what it has.
-        AUTH0_INCLUDED_ONLY: ['tenant', 'resourceServers', 'clients', 'databases'],
+        // Latchkey has no rules, e-mail templates, ...: the CLI manages only what it has.
+        AUTH0_INCLUDED_ONLY: ['tenant', 'resourceServers', 'clients', 'databases', 'actions', 'triggers'],
       }),
     );
   }, 60_000);
@@ -85,6 +104,8 @@ describe('the platform deploy CLI (npm auth0-deploy-cli) against Latchkey over H
   /** Runs `a0deploy import` on the YAML; answers its output, and fails the test with it when the CLI fails. */
   async function importTenant(yaml: string): Promise<string> {
     writeFileSync(join(dir, 'tenant.yaml'), yaml);
+    mkdirSync(join(dir, 'actions'), { recursive: true });
+    writeFileSync(join(dir, 'actions', 'acme-claims.js'), ACTION_CODE);
     try {
       const { stdout, stderr } = await run(process.execPath, [CLI, 'import', '--config_file', join(dir, 'config.json'), '--input_file', join(dir, 'tenant.yaml')], {
         env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') },
@@ -102,7 +123,7 @@ describe('the platform deploy CLI (npm auth0-deploy-cli) against Latchkey over H
     return clients.find((client) => client.name === name);
   };
 
-  it('creates what is missing and updates in place what exists: applications, an API, a database connection with its enabled applications, the tenant settings', async () => {
+  it('creates what is missing and updates in place what exists: applications, an API, a database connection with its enabled applications, the tenant settings, an action and its binding', async () => {
     const before = {
       web: (await api('POST', '/clients', { name: 'Acme Web', app_type: 'spa', callbacks: ['https://old.acme.example/callback'] })).body,
       api: (await api('POST', '/resource-servers', { identifier: 'https://api.acme.example/', name: 'Old API name', scopes: [{ value: 'old:scope' }] })).body,
@@ -130,5 +151,10 @@ describe('the platform deploy CLI (npm auth0-deploy-cli) against Latchkey over H
       default_directory: 'acme-users',
       default_audience: 'https://api.acme.example/',
     });
+    // An action created, built, deployed (the CLI deploys once the build says `built`) and bound by name.
+    const [action] = (await api('GET', '/actions/actions?actionName=Acme%20claims')).body.actions as { id: string }[];
+    expect(action).toMatchObject({ status: 'built', code: ACTION_CODE, secrets: [{ name: 'API_KEY' }], deployed_version: { number: 1, deployed: true } });
+    expect((await api('GET', '/actions/triggers/post-login/bindings')).body.bindings).toMatchObject([{ display_name: 'Acme claims first', action: { id: action?.id } }]);
+    expect((await server.registry.actions.bound.bound('post-login'))[0]?.secrets).toEqual({ API_KEY: 'acme-secret' });
   }, 600_000);
 });

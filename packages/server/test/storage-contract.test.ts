@@ -921,6 +921,118 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
     });
   });
 
+  describe('actions', () => {
+    const tenant = 'tenant-actions';
+    const at = (second: number) => `2026-03-01T00:00:${String(second).padStart(2, '0')}.000Z`;
+    type Draft = { code: string; secrets?: string[] };
+    const action = (id: string, name: string, triggerId: string, second: number) => ({
+      id,
+      name,
+      triggerId,
+      deployedVersionId: null,
+      data: { code: `// ${name}` } as Draft,
+      createdAt: at(second),
+      updatedAt: at(second),
+      bundledCode: `bundle of ${name}`,
+    });
+    const version = (id: string, actionId: string, number: number) => ({ id, actionId, number, data: { code: `v${number}`, secrets: ['sealed'] } as Draft, createdAt: at(number), updatedAt: at(number), bundledCode: `bundle v${number} of ${actionId}` });
+
+    it('keeps actions with their draft, unique names per tenant, lists them by filter in creation order, and announces writes', async () => {
+      const announced: string[] = [];
+      storage.onChange((table) => announced.push(table));
+      await storage.actions.insert(tenant, action('act-1', 'First', 'post-login', 1));
+      await storage.actions.insert(tenant, action('act-2', 'Second', 'credentials-exchange', 2));
+      await storage.actions.insert(tenant, action('act-3', 'Third', 'post-login', 3));
+      await storage.actions.insert(tenantB, action('act-1', 'First', 'post-login', 1));
+      await expect(storage.actions.insert(tenant, action('act-4', 'First', 'post-login', 4))).rejects.toSatisfy((error: unknown) => storage.isUniqueViolation(error));
+      expect(announced.filter((table) => table === 'actions')).toHaveLength(4);
+
+      expect(await storage.actions.get<Draft>(tenant, 'act-1')).toEqual({ id: 'act-1', name: 'First', triggerId: 'post-login', deployedVersionId: null, data: { code: '// First' }, createdAt: at(1), updatedAt: at(1) });
+      expect(await storage.actions.draftBundle(tenant, 'act-1')).toBe('bundle of First');
+      expect(await storage.actions.draftBundle(tenant, 'nope')).toBeUndefined();
+      expect((await storage.actions.getByName(tenant, 'Second'))?.id).toBe('act-2');
+      expect((await storage.actions.getMany(tenant, ['act-3', 'act-1', 'nope'])).map((found) => found.id).sort()).toEqual(['act-1', 'act-3']);
+      const ids = async (filter: Parameters<typeof storage.actions.list>[1], window = { offset: 0, limit: 10 }) => {
+        const page = await storage.actions.list(tenant, filter, window);
+        return { ids: page.items.map((found) => found.id), total: page.total };
+      };
+      expect(await ids({})).toEqual({ ids: ['act-1', 'act-2', 'act-3'], total: 3 });
+      expect(await ids({ triggerId: 'post-login' }, { offset: 1, limit: 1 })).toEqual({ ids: ['act-3'], total: 2 });
+      expect(await ids({ name: 'Second' })).toEqual({ ids: ['act-2'], total: 1 });
+      expect(await ids({ deployed: true })).toEqual({ ids: [], total: 0 });
+
+      // A failed build keeps no bundle; null is stored as such.
+      expect(await storage.actions.update(tenant, 'act-2', { name: 'Renamed', data: { code: 'broken' }, bundledCode: null, updatedAt: at(9) })).toBe(true);
+      expect(await storage.actions.get<Draft>(tenant, 'act-2')).toMatchObject({ name: 'Renamed', data: { code: 'broken' }, updatedAt: at(9) });
+      expect(await storage.actions.draftBundle(tenant, 'act-2')).toBeNull();
+      expect(await storage.actions.update(tenant, 'nope', { name: 'x' })).toBe(false);
+      await expect(storage.actions.update(tenant, 'act-2', { name: 'First' })).rejects.toSatisfy((error: unknown) => storage.isUniqueViolation(error));
+    });
+
+    it('numbers versions per action, lists them newest first, deploys one, and prunes the oldest but the deployed one', async () => {
+      expect(await storage.actions.lastVersionNumber(tenant, 'act-1')).toBe(0);
+      for (const number of [1, 2, 3, 4]) await storage.actions.insertVersion(tenant, version(`ver-${number}`, 'act-1', number));
+      await expect(storage.actions.insertVersion(tenant, version('ver-dup', 'act-1', 4))).rejects.toSatisfy((error: unknown) => storage.isUniqueViolation(error));
+      expect(await storage.actions.lastVersionNumber(tenant, 'act-1')).toBe(4);
+      const page = await storage.actions.listVersions<Draft>(tenant, 'act-1', { offset: 1, limit: 2 });
+      expect(page).toEqual({ total: 4, items: [expect.objectContaining({ id: 'ver-3', number: 3 }), expect.objectContaining({ id: 'ver-2', number: 2 })] });
+      expect(await storage.actions.getVersion<Draft>(tenant, 'act-1', 'ver-2')).toEqual({ id: 'ver-2', actionId: 'act-1', number: 2, data: { code: 'v2', secrets: ['sealed'] }, createdAt: at(2), updatedAt: at(2) });
+      expect(await storage.actions.getVersion(tenant, 'act-3', 'ver-2')).toBeUndefined();
+      expect(await storage.actions.versionBundle(tenant, 'ver-2')).toBe('bundle v2 of act-1');
+
+      expect(await storage.actions.update(tenant, 'act-1', { deployedVersionId: 'ver-1' })).toBe(true);
+      expect((await storage.actions.list(tenant, { deployed: true }, { offset: 0, limit: 10 })).items.map((found) => found.id)).toEqual(['act-1']);
+      expect((await storage.actions.list(tenant, { deployed: false }, { offset: 0, limit: 10 })).items.map((found) => found.id)).toEqual(['act-2', 'act-3']);
+      // Keep the 2 newest: 3 and 4 stay, 2 goes, 1 stays because it is deployed.
+      expect(await storage.actions.pruneVersions(tenant, 'act-1', 2, 'ver-1')).toBe(1);
+      expect((await storage.actions.listVersions(tenant, 'act-1', { offset: 0, limit: 10 })).items.map((found) => found.number)).toEqual([4, 3, 1]);
+    });
+
+    it('replaces a trigger\u2019s bindings in order, and reads what it runs (deployed versions only) in that order', async () => {
+      await storage.actions.insertVersion(tenant, version('ver-3a', 'act-3', 1));
+      await storage.actions.update(tenant, 'act-3', { deployedVersionId: 'ver-3a' });
+      const announced: string[] = [];
+      storage.onChange((table) => announced.push(table));
+      const binding = (id: string, actionId: string) => ({ id, actionId, displayName: `shown ${actionId}`, createdAt: at(20), updatedAt: at(21) });
+      await storage.transaction((repos) => repos.actions.replaceBindings(tenant, 'post-login', [binding('b-1', 'act-3'), binding('b-2', 'act-2'), binding('b-3', 'act-1')]));
+      expect(announced).toContain('action_bindings');
+      expect((await storage.actions.bindings(tenant, 'post-login')).map((found) => found.id)).toEqual(['b-1', 'b-2', 'b-3']);
+      expect(await storage.actions.bindingsOfAction(tenant, 'act-2')).toEqual([{ id: 'b-2', triggerId: 'post-login', actionId: 'act-2', displayName: 'shown act-2', createdAt: at(20), updatedAt: at(21) }]);
+      // act-2 was never deployed: it is bound but does not run.
+      expect(await storage.actions.bound<Draft>(tenant, 'post-login')).toEqual([
+        { actionId: 'act-3', actionName: 'Third', versionId: 'ver-3a', data: { code: 'v1', secrets: ['sealed'] }, bundledCode: 'bundle v1 of act-3' },
+        { actionId: 'act-1', actionName: 'First', versionId: 'ver-1', data: { code: 'v1', secrets: ['sealed'] }, bundledCode: 'bundle v1 of act-1' },
+      ]);
+      expect(await storage.actions.bound(tenantB, 'post-login')).toEqual([]);
+      await storage.actions.replaceBindings(tenant, 'post-login', [binding('b-4', 'act-1'), binding('b-5', 'act-3')]);
+      expect((await storage.actions.bound(tenant, 'post-login')).map((found) => found.actionId)).toEqual(['act-1', 'act-3']);
+    });
+
+    it('removes an action with its versions and bindings, leaving the others\u2019 order', async () => {
+      expect(await storage.transaction((repos) => repos.actions.remove(tenant, 'act-1'))).toBe(true);
+      expect(await storage.actions.get(tenant, 'act-1')).toBeUndefined();
+      expect(await storage.actions.listVersions(tenant, 'act-1', { offset: 0, limit: 10 })).toEqual({ items: [], total: 0 });
+      expect((await storage.actions.bindings(tenant, 'post-login')).map((found) => found.actionId)).toEqual(['act-3']);
+      expect(await storage.actions.remove(tenant, 'act-1')).toBe(false);
+      // The other tenant's action of the same id is untouched.
+      expect((await storage.actions.get(tenantB, 'act-1'))?.name).toBe('First');
+    });
+
+    it('keeps executions until they expire, then the sweep deletes them in batches', async () => {
+      const execution = (id: string, expiresAt: string) => ({ id, triggerId: 'post-login', status: 'final', results: [{ action_name: 'First' }], createdAt: at(30), updatedAt: at(31), expiresAt });
+      await storage.actionExecutions.insert(tenant, execution('exe-1', '2026-03-11T00:00:00.000Z'));
+      await storage.actionExecutions.insert(tenant, execution('exe-2', '2026-03-11T00:00:00.000Z'));
+      await storage.actionExecutions.insert(tenant, execution('exe-3', '2026-03-12T00:00:00.000Z'));
+      expect(await storage.actionExecutions.get(tenant, 'exe-1', '2026-03-10T00:00:00.000Z')).toEqual({ ...execution('exe-1', '2026-03-11T00:00:00.000Z') });
+      expect(await storage.actionExecutions.get(tenantB, 'exe-1', '2026-03-10T00:00:00.000Z')).toBeUndefined();
+      expect(await storage.actionExecutions.get(tenant, 'exe-1', '2026-03-11T00:00:00.000Z')).toBeUndefined();
+      expect(await storage.actionExecutions.deleteExpired('2026-03-11T00:00:00.000Z', 1)).toBe(1);
+      expect(await storage.actionExecutions.deleteExpired('2026-03-11T00:00:00.000Z', 1)).toBe(1);
+      expect(await storage.actionExecutions.deleteExpired('2026-03-11T00:00:00.000Z', 1)).toBe(0);
+      expect(await storage.actionExecutions.get(tenant, 'exe-3', '2026-03-11T00:00:00.000Z')).toMatchObject({ id: 'exe-3' });
+    });
+  });
+
   describe('transactions', () => {
     it('commit everything and return the result of the work', async () => {
       const result = await storage.transaction(async (repos) => {

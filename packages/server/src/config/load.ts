@@ -1,4 +1,5 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { SETTINGS, type Setting, type SettingName, type SettingValues } from './settings.js';
 
 export type { DatabaseConfig } from './setting-parsers.js';
@@ -39,6 +40,13 @@ export interface Config {
   };
   /** Shared with the customer edge that terminates mTLS; unset, forwarded certificates are not trusted. */
   edgeApiKey: Value<'LATCHKEY_EDGE_API_KEY'>;
+  /** Tenant Actions: where their dependencies are installed, what `fetch` may reach, and their limits. */
+  actions: {
+    modulesDir: Value<'LATCHKEY_ACTIONS_MODULES_DIR'>;
+    egress: Value<'LATCHKEY_ACTIONS_EGRESS'>;
+    timeoutMs: Value<'LATCHKEY_ACTIONS_TIMEOUT_MS'>;
+    memoryMb: Value<'LATCHKEY_ACTIONS_MEMORY_MB'>;
+  };
   /** Reverse proxies whose X-Forwarded-For names the client (rate limits, attack protection, logs). */
   trustProxy: Value<'LATCHKEY_TRUST_PROXY'>;
   /** How long a client may take to send a request's headers, the whole request, and to reuse an idle connection. */
@@ -102,6 +110,18 @@ function assertReadable(name: string, path: string): void {
   }
 }
 
+/** The Actions modules directory must be one this process can read, so that a wrong path stops it at start. */
+function modulesDirectory(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    accessSync(dir, constants.R_OK);
+  } catch {
+    throw new ConfigError('LATCHKEY_ACTIONS_MODULES_DIR', `cannot read the directory "${dir}"`);
+  }
+  return resolve(dir);
+}
+
 /** HTTPS needs the certificate and its key; one without the other is reported before either file is opened. */
 function tlsFiles(certFile: string | undefined, keyFile: string | undefined): Config['tls'] {
   if ((certFile === undefined) !== (keyFile === undefined)) {
@@ -157,6 +177,12 @@ export function loadConfig(env: Env = process.env): Config {
   const smtpUrl = read('SMTP_URL');
   const smsUrl = read('LATCHKEY_SMS_URL');
   const mailFrom = read('LATCHKEY_MAIL_FROM');
+  const actions = {
+    modulesDir: modulesDirectory(read('LATCHKEY_ACTIONS_MODULES_DIR')),
+    egress: read('LATCHKEY_ACTIONS_EGRESS'),
+    timeoutMs: read('LATCHKEY_ACTIONS_TIMEOUT_MS'),
+    memoryMb: read('LATCHKEY_ACTIONS_MEMORY_MB'),
+  };
   return {
     port,
     host: read('HOST'),
@@ -177,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     logRetentionDays: read('LATCHKEY_LOG_RETENTION_DAYS'),
     tenantLog: read('LATCHKEY_TENANT_LOG'),
     edgeApiKey,
+    actions,
     trustProxy,
     timeouts,
     delivery: { smtpUrl, mailFrom, smsUrl, smsToken: read('LATCHKEY_SMS_TOKEN'), smsFrom: read('LATCHKEY_SMS_FROM') },

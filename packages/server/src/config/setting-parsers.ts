@@ -64,19 +64,18 @@ export function secretOf32(problem: string): (raw: string) => string {
   };
 }
 
-export function wholeSeconds(min: number, max: number): (raw: string) => number {
-  return (raw) => {
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`expected whole seconds ${min}-${max}, got "${raw}"`);
+/** A whole number of `unit` from `min` to `max`. */
+function whole(unit: string): (min: number, max: number) => (raw: string) => number {
+  return (min, max) => (raw) => {
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`expected whole ${unit} ${min}-${max}, got "${raw}"`);
     return Number(raw);
   };
 }
 
-export function wholeDays(min: number, max: number): (raw: string) => number {
-  return (raw) => {
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`expected whole days ${min}-${max}, got "${raw}"`);
-    return Number(raw);
-  };
-}
+export const wholeSeconds = whole('seconds');
+export const wholeDays = whole('days');
+export const wholeMilliseconds = whole('milliseconds');
+export const wholeMegabytes = whole('megabytes');
 
 export function tenantName(raw: string): string {
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(raw)) throw new Error('use lower-case letters, digits and dashes');

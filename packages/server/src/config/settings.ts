@@ -1,5 +1,21 @@
+import { parseActionsEgress } from './actions-egress.js';
 import { parseRateLimit, parseRateLimitOverrides, type RateLimitSpec } from './rate-limit-spec.js';
-import { database, host, issuer, logLevel, mailbox, onOff, port, secretOf32, tenantName, urlOf, wholeDays, wholeSeconds } from './setting-parsers.js';
+import {
+  database,
+  host,
+  issuer,
+  logLevel,
+  mailbox,
+  onOff,
+  port,
+  secretOf32,
+  tenantName,
+  urlOf,
+  wholeDays,
+  wholeMegabytes,
+  wholeMilliseconds,
+  wholeSeconds,
+} from './setting-parsers.js';
 import { parseTrustProxy } from './trust-proxy.js';
 
 /**
@@ -111,14 +127,14 @@ export const SETTINGS = [
     env: 'LATCHKEY_CONFIG_CACHE_SECONDS',
     default: '5',
     meaning:
-      'How long a node may keep the configuration it read (clients, APIs, client grants, database connections, tenant settings, rendering configurations) for the token endpoint and the login pages (0-300; 0 reads the database on every request). Changes made through a node apply there at once, and on the other nodes as soon as they hear of them through PostgreSQL or Redis (see Operations); without either, other nodes see them within this time.',
+      'How long a node may keep the configuration it read (clients, APIs, client grants, database connections, tenant settings, rendering configurations, the Actions bound to each trigger) for the token endpoint and the login pages (0-300; 0 reads the database on every request). Changes made through a node apply there at once, and on the other nodes as soon as they hear of them through PostgreSQL or Redis (see Operations); without either, other nodes see them within this time.',
     parse: wholeSeconds(0, 300),
   },
   {
     env: 'LATCHKEY_SWEEP_SECONDS',
     default: '600',
     meaning:
-      'Seconds between sweeps that delete expired sessions, login transactions, codes, refresh tokens and attack-protection counters a day after they expired (0-86400; 0 turns sweeping off). Every node sweeps; each statement deletes at most 500 rows.',
+      'Seconds between sweeps that delete expired sessions, login transactions, codes, refresh tokens and attack-protection counters a day after they expired, and tenant log events and Actions executions (kept 10 days) once their retention is over (0-86400; 0 turns sweeping off). Every node sweeps; each statement deletes at most 500 rows.',
     parse: wholeSeconds(0, 86_400),
   },
   {
@@ -134,6 +150,30 @@ export const SETTINGS = [
     meaning:
       'Records the tenant log (`on` or `off`). Off, no event is recorded or stored: `/api/v2/logs` and the stats stay empty and log streams have nothing to deliver. For measuring the log\'s cost, or a deployment that must keep no audit trail; the platform always records.',
     parse: onOff,
+  },
+  {
+    env: 'LATCHKEY_ACTIONS_MODULES_DIR',
+    meaning:
+      'A directory of installed npm packages (`<dir>/node_modules/<name>`, e.g. filled by `npm install lodash@4.17.21` run in it) that Actions may declare as `dependencies`: an action\'s bare `require`s are bundled into it from here only, each one declared, at the installed version (or `latest`). Unset, actions can have no dependencies. Node built-ins (`fs`, `child_process`, …) are never available. See Actions.',
+  },
+  {
+    env: 'LATCHKEY_ACTIONS_EGRESS',
+    default: 'public',
+    meaning:
+      'What Actions may reach with `fetch`: `public` (public addresses only; loopback, private, link-local and other special ranges are refused, checked on the addresses a name resolves to) or `public,loopback` (also this host: tests and local development only).',
+    parse: parseActionsEgress,
+  },
+  {
+    env: 'LATCHKEY_ACTIONS_TIMEOUT_MS',
+    default: '20000',
+    meaning: 'Wall time of one Action\'s execution, compilation and waiting on `fetch` included (100-120000 ms; the platform allows a trigger\'s actions 20 seconds in all).',
+    parse: wholeMilliseconds(100, 120_000),
+  },
+  {
+    env: 'LATCHKEY_ACTIONS_MEMORY_MB',
+    default: '64',
+    meaning: 'Heap limit of one deployed Action version\'s isolate, shared by its concurrent executions (8-4096 MB); an execution that goes over it fails and the isolate is rebuilt.',
+    parse: wholeMegabytes(8, 4096),
   },
   {
     env: 'LATCHKEY_EDGE_API_KEY',

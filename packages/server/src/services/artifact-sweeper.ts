@@ -13,7 +13,7 @@ export const SWEEP_RETENTION_SECONDS = 86_400;
 export const SWEEP_BATCH = 500;
 
 export interface ArtifactSweeperDeps {
-  storage: Pick<Storage, 'artifacts' | 'logEvents'>;
+  storage: Pick<Storage, 'artifacts' | 'logEvents' | 'actionExecutions'>;
   /** Seconds between the end of one sweep and the start of the next. */
   intervalSeconds: number;
   now: () => Date;
@@ -23,8 +23,8 @@ export interface ArtifactSweeperDeps {
 
 /**
  * Deletes expired sessions, login transactions, codes, refresh-token chains and counters in the background, so that
- * the artifacts table holds what is live (and a day of history) instead of every login ever made; and tenant log
- * events past their retention. Every node runs one; two nodes sweeping at once delete disjoint or already-deleted
+ * the artifacts table holds what is live (and a day of history) instead of every login ever made; tenant log
+ * events past their retention; and Actions executions past theirs (10 days). Every node runs one; two nodes sweeping at once delete disjoint or already-deleted
  * rows, which is harmless. The timer does not keep the process alive, and `stop` waits for a sweep in progress.
  */
 export function artifactSweeper(deps: ArtifactSweeperDeps) {
@@ -45,21 +45,25 @@ export function artifactSweeper(deps: ArtifactSweeperDeps) {
   }
 
   /**
-   * One sweep: expired artifacts, a day after they expired, and tenant log events whose retention is over
-   * (LATCHKEY_LOG_RETENTION_DAYS, already counted into their expiry). Returns how many rows went.
+   * One sweep: expired artifacts, a day after they expired; tenant log events whose retention is over
+   * (LATCHKEY_LOG_RETENTION_DAYS, already counted into their expiry); Actions executions likewise. Returns how many
+   * rows went.
    */
   async function sweepNow(): Promise<number> {
     const now = deps.now().getTime();
-    const artifacts = await inBatches((before, limit) => deps.storage.artifacts.sweep(before, limit), new Date(now - SWEEP_RETENTION_SECONDS * 1000).toISOString());
-    if (stopped) return artifacts;
-    return artifacts + (await inBatches((before, limit) => deps.storage.logEvents.deleteExpired(before, limit), new Date(now).toISOString()));
+    const nowIso = new Date(now).toISOString();
+    let deleted = await inBatches((before, limit) => deps.storage.artifacts.sweep(before, limit), new Date(now - SWEEP_RETENTION_SECONDS * 1000).toISOString());
+    if (stopped) return deleted;
+    deleted += await inBatches((before, limit) => deps.storage.logEvents.deleteExpired(before, limit), nowIso);
+    if (stopped) return deleted;
+    return deleted + (await inBatches((before, limit) => deps.storage.actionExecutions.deleteExpired(before, limit), nowIso));
   }
 
   function schedule() {
     timer = setTimeout(() => {
       running = sweepNow()
         .then((deleted) => {
-          if (deleted > 0) deps.log.info({ deleted }, 'expired artifacts and log events deleted');
+          if (deleted > 0) deps.log.info({ deleted }, 'expired artifacts, log events and action executions deleted');
         })
         .catch((error: unknown) => deps.log.warn({ err: error }, 'sweeping expired artifacts failed; trying again later'))
         .finally(() => {

@@ -51,7 +51,7 @@ export const MANAGEMENT_ERRORS = {
   invalid_screen: { statuses: [400], when: '`The screen "<screen>" does not belong to the prompt "<prompt>".` (a rendering configuration, or a screen of custom texts)' },
   inexistent_resource: {
     statuses: [404],
-    when: 'the addressed resource does not exist (resource server, client grant, signing key, log stream: `The log stream does not exist.`, a job: `The job does not exist.`, a user grant: `The grant does not exist.`, an export not finished, or the audience of a new client grant)',
+    when: 'the addressed resource does not exist (resource server, client grant, signing key, log stream: `The log stream does not exist.`, a job: `The job does not exist.`, a user grant: `The grant does not exist.`, an action: `That action does not exist.`, an action version or execution, an export not finished, or the audience of a new client grant)',
   },
   inexistent_client: { statuses: [404], when: '`The client does not exist` (also when creating a client grant or a ticket for an unknown client)' },
   inexistent_log: { statuses: [404], when: '`The log event does not exist.` (`/logs/{id}`: none with that log_id, or it has passed its retention)' },
@@ -67,7 +67,11 @@ export const MANAGEMENT_ERRORS = {
   not_found: { statuses: [404], when: 'no such route' },
   conflict: { statuses: [409], when: 'the resource exists already (unique name, identifier, e-mail, …)' },
   credential_conflict: { statuses: [409], when: 'a credential with this `kid` exists already on the client' },
-  invalid_operation: { statuses: [400], when: 'the operation does not apply in the resource\'s state (e.g. revoking the current signing key; a tenant\'s eleventh log stream: `A tenant can have at most 10 log streams.`)' },
+  invalid_operation: {
+    statuses: [400],
+    when:
+      'the operation does not apply in the resource\'s state (e.g. revoking the current signing key; a tenant\'s eleventh log stream: `A tenant can have at most 10 log streams.`; deploying or testing an action whose draft failed to build; deleting an action bound to a trigger without `force=true`; changing the trigger of an action that is bound to another)',
+  },
   unsupported_media_type: { statuses: [415], when: 'the body is not JSON' },
   payload_too_large: { statuses: [413], when: 'the body is larger than 256 KiB; a users-import file is larger than 500 KB' },
   temporarily_unavailable: {

@@ -27,8 +27,8 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   organization_member_roles: ['read', 'create', 'delete'],
   organization_connections: ['read', 'create', 'update', 'delete'],
   organization_invitations: ['read', 'create', 'delete'],
-  // Only the (empty) list exists: Latchkey runs no custom code.
-  actions: ['read'],
+  // Actions, their versions, the triggers' bindings, tests and executions (`/api/v2/actions`).
+  actions: ['read', 'create', 'update', 'delete'],
   // The tenant log (`/api/v2/logs`), a user's part of it (`/api/v2/users/{id}/logs`), and the statistics drawn from it.
   logs: ['read'],
   logs_users: ['read'],

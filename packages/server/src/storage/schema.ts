@@ -274,6 +274,52 @@ export interface OrganizationInvitationsTable {
   expires_at: string;
 }
 
+/** Actions (0017-actions): drafts, immutable versions, what each trigger runs, and executions. */
+export interface ActionsTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  trigger_id: string;
+  deployed_version_id: string | null;
+  data: string;
+  bundled_code: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ActionVersionsTable {
+  tenant_id: string;
+  id: string;
+  action_id: string;
+  number: number;
+  data: string;
+  bundled_code: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ActionBindingsTable {
+  tenant_id: string;
+  trigger_id: string;
+  position: number;
+  id: string;
+  action_id: string;
+  display_name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ActionExecutionsTable {
+  tenant_id: string;
+  id: string;
+  trigger_id: string;
+  status: string;
+  results: string;
+  created_at: string;
+  updated_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -302,4 +348,8 @@ export interface Database {
   organization_member_roles: OrganizationMemberRolesTable;
   organization_connections: OrganizationConnectionsTable;
   organization_invitations: OrganizationInvitationsTable;
+  actions: ActionsTable;
+  action_versions: ActionVersionsTable;
+  action_bindings: ActionBindingsTable;
+  action_executions: ActionExecutionsTable;
 }

@@ -1,38 +1,152 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Registry } from '../../registry.js';
+import {
+  Action,
+  ActionBinding,
+  ActionExecution,
+  ActionParams,
+  ActionTriggerView,
+  ActionVersion,
+  BindingsBody,
+  CreateActionBody,
+  DeleteActionQuery,
+  DeployVersionBody,
+  ExecutionParams,
+  ListActionsQuery,
+  pageOf,
+  PageQuery,
+  TestActionBody,
+  TestResult,
+  TriggerParams,
+  UpdateActionBody,
+  VersionParams,
+  VersionsParams,
+} from './action-schemas.js';
 import { ERROR_RESPONSES } from './schemas.js';
 
-const ListQuery = Type.Object(
-  {
-    trigger_id: Type.Optional(Type.String({ maxLength: 64, description: 'Only actions bound to this trigger.' })),
-    action_name: Type.Optional(Type.String({ maxLength: 255, description: 'Only the action of this name.' })),
-    deployed: Type.Optional(Type.Boolean({ description: 'Only deployed actions.' })),
-    installed: Type.Optional(Type.Boolean({ description: 'Only installed integrations.' })),
-    page: Type.Optional(Type.Integer({ minimum: 0, description: 'Page index of the results to return. First page is 0.' })),
-    per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Number of results per page. Defaults to 50.' })),
-  },
-  { additionalProperties: false },
-);
+const tags = ['actions'];
 
-const ActionsPage = Type.Object(
-  { actions: Type.Array(Type.Object({}, { additionalProperties: true })), total: Type.Integer(), page: Type.Integer(), per_page: Type.Integer() },
-  { additionalProperties: false },
-);
+/** The window of a page and how the answer names it (`page`, `per_page`); `perPage` is the list's default size. */
+function paging(query: { page?: number; per_page?: number }, perPage: number) {
+  const page = query.page ?? 0;
+  const limit = query.per_page ?? perPage;
+  return { window: { offset: page * limit, limit }, page, per_page: limit };
+}
 
 /**
- * Latchkey runs no custom code, so it has no actions. The list answers that truthfully (empty), in the platform's
- * shape: the platform's tools read it before managing other things (the deploy CLI's database connections map
- * `custom_password_hash.action_id` through it) and stop at a 404.
+ * `/api/v2/actions`: actions and their drafts, deploys and versions, the triggers and what each runs (bindings),
+ * tests of a draft, and executions, with the platform's paths, bodies, statuses and scopes (a token needs any one
+ * of a route's scopes). Every change is in the tenant log as `sapi` (http/management/log-events.ts).
  */
-export function actionsRoutes(): FastifyPluginAsyncTypebox {
+export function actionsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
+    const actions = registry.actions.service;
+
     app.get(
       '/actions/actions',
-      {
-        config: { scopes: ['read:actions'] },
-        schema: { tags: ['actions'], summary: 'List actions (always empty: Latchkey runs no custom code)', querystring: ListQuery, response: { 200: ActionsPage, ...ERROR_RESPONSES } },
+      { config: { scopes: ['read:actions'] }, schema: { tags, summary: 'List actions', querystring: ListActionsQuery, response: { 200: pageOf('actions', Action), ...ERROR_RESPONSES } } },
+      async (request) => {
+        const { window, ...page } = paging(request.query, 50);
+        const { triggerId, actionName, deployed, installed } = request.query;
+        const found = await actions.list({ triggerId, actionName, deployed, installed }, window);
+        return { actions: found.items, total: found.total, ...page };
       },
-      async (request) => ({ actions: [], total: 0, page: request.query.page ?? 0, per_page: request.query.per_page ?? 50 }),
+    );
+    app.post(
+      '/actions/actions',
+      { config: { scopes: ['create:actions'] }, schema: { tags, summary: 'Create an action', body: CreateActionBody, response: { 201: Action, ...ERROR_RESPONSES } } },
+      async (request, reply) => reply.code(201).send(await actions.create(request.body)),
+    );
+    app.get(
+      '/actions/actions/:id',
+      { config: { scopes: ['read:actions'] }, schema: { tags, summary: 'Get an action', params: ActionParams, response: { 200: Action, ...ERROR_RESPONSES } } },
+      async (request) => actions.get(request.params.id),
+    );
+    app.patch(
+      '/actions/actions/:id',
+      { config: { scopes: ['update:actions'] }, schema: { tags, summary: 'Update an action', params: ActionParams, body: UpdateActionBody, response: { 200: Action, ...ERROR_RESPONSES } } },
+      async (request) => actions.update(request.params.id, request.body),
+    );
+    app.delete(
+      '/actions/actions/:id',
+      {
+        config: { scopes: ['delete:actions'] },
+        schema: { tags, summary: 'Delete an action (one bound to a trigger only with force=true)', params: ActionParams, querystring: DeleteActionQuery, response: { 204: Type.Null(), ...ERROR_RESPONSES } },
+      },
+      async (request, reply) => {
+        await actions.remove(request.params.id, request.query.force ?? false);
+        return reply.code(204).send(null);
+      },
+    );
+    app.post(
+      '/actions/actions/:id/deploy',
+      { config: { scopes: ['create:actions'] }, schema: { tags, summary: 'Deploy an action', params: ActionParams, response: { 202: ActionVersion, ...ERROR_RESPONSES } } },
+      async (request, reply) => reply.code(202).send(await actions.deploy(request.params.id)),
+    );
+    app.post(
+      '/actions/actions/:id/test',
+      { config: { scopes: ['create:actions'] }, schema: { tags, summary: 'Test an action', params: ActionParams, body: TestActionBody, response: { 200: TestResult, ...ERROR_RESPONSES } } },
+      async (request) => actions.test(request.params.id, request.body.payload),
+    );
+
+    app.get(
+      '/actions/actions/:actionId/versions',
+      { config: { scopes: ['read:actions'] }, schema: { tags, summary: 'List an action\u2019s versions', params: VersionsParams, querystring: PageQuery, response: { 200: pageOf('versions', ActionVersion), ...ERROR_RESPONSES } } },
+      async (request) => {
+        const { window, ...page } = paging(request.query, 20);
+        const found = await actions.versions(request.params.actionId, window);
+        return { versions: found.items, total: found.total, ...page };
+      },
+    );
+    app.get(
+      '/actions/actions/:actionId/versions/:id',
+      { config: { scopes: ['read:actions'] }, schema: { tags, summary: 'Get a version of an action', params: VersionParams, response: { 200: ActionVersion, ...ERROR_RESPONSES } } },
+      async (request) => actions.version(request.params.actionId, request.params.id),
+    );
+    app.post(
+      '/actions/actions/:actionId/versions/:id/deploy',
+      {
+        config: { scopes: ['create:actions'] },
+        schema: { tags, summary: 'Roll back to a previous version of an action', params: VersionParams, body: DeployVersionBody, response: { 202: ActionVersion, ...ERROR_RESPONSES } },
+      },
+      async (request, reply) => {
+        const version = await actions.deployVersion(request.params.actionId, request.params.id, { updateDraft: request.body?.update_draft ?? false });
+        return reply.code(202).send(version);
+      },
+    );
+
+    app.get(
+      '/actions/triggers',
+      { config: { scopes: ['read:actions'] }, schema: { tags, summary: 'List the triggers', response: { 200: Type.Object({ triggers: Type.Array(ActionTriggerView) }), ...ERROR_RESPONSES } } },
+      async () => ({ triggers: actions.triggers() }),
+    );
+    app.get(
+      '/actions/triggers/:triggerId/bindings',
+      { config: { scopes: ['read:actions'] }, schema: { tags, summary: 'Get a trigger\u2019s bindings', params: TriggerParams, querystring: PageQuery, response: { 200: pageOf('bindings', ActionBinding), ...ERROR_RESPONSES } } },
+      async (request) => {
+        const { window, ...page } = paging(request.query, 20);
+        const found = await actions.bindings(request.params.triggerId, window);
+        return { bindings: found.items, total: found.total, ...page };
+      },
+    );
+    app.patch(
+      '/actions/triggers/:triggerId/bindings',
+      {
+        config: { scopes: ['update:actions'] },
+        schema: { tags, summary: 'Update a trigger\u2019s bindings', params: TriggerParams, body: BindingsBody, response: { 200: Type.Object({ bindings: Type.Array(ActionBinding) }), ...ERROR_RESPONSES } },
+      },
+      async (request) => {
+        const entries = request.body?.bindings;
+        if (entries === undefined) return { bindings: (await actions.bindings(request.params.triggerId, { offset: 0, limit: 100 })).items };
+        return { bindings: await actions.updateBindings(request.params.triggerId, entries) };
+      },
+    );
+
+    app.get(
+      '/actions/executions/:id',
+      { config: { scopes: ['read:actions'] }, schema: { tags, summary: 'Get an execution', params: ExecutionParams, response: { 200: ActionExecution, ...ERROR_RESPONSES } } },
+      async (request) => actions.execution(request.params.id),
     );
   };
 }

@@ -3,8 +3,9 @@ import type { ActionTrigger } from './handlers.js';
 /**
  * What the triggers need of the Actions Management API's state: the deployed versions bound to a trigger, in the
  * binding order, ready to run, and a place to record what an execution did (`/api/v2/actions/executions/{id}`).
- * services/actions/actions-service.ts implements it over storage, with a cache that a write through this node or
- * another (the change bus) clears; the triggers (oauth/ and services/) only use this interface.
+ * services/actions/stored-bound-actions.ts implements it over storage, with a cache that a write through this node
+ * or another (the change bus) clears; the registry builds it beside the Actions service (`registry.actions.bound`);
+ * the triggers (oauth/ and services/) only use this interface.
  */
 export interface BoundAction {
   actionId: string;

@@ -16,6 +16,7 @@ import { userMetadataValues } from './0013-user-metadata-values.js';
 import { roles } from './0014-roles.js';
 import { userGrants } from './0015-user-grants.js';
 import { organizations } from './0016-organizations.js';
+import { actions } from './0017-actions.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -36,6 +37,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0014-roles': roles,
     '0015-user-grants': userGrants,
     '0016-organizations': organizations,
+    '0017-actions': actions,
   };
 }
 

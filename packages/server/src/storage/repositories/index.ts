@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { ClientData, ClientGrantData, ConnectionData, ResourceServerData, UserData } from '../records.js';
 import type { Database } from '../schema.js';
+import { actionExecutionsRepository } from './action-executions.js';
+import { actionsRepository, type ActionsChangedTable } from './actions.js';
 import { artifactsRepository } from './artifacts.js';
 import { documentRepository, type DocumentTable } from './documents.js';
 import { grantRevocationsRepository } from './grant-revocations.js';
@@ -21,7 +23,14 @@ import { userSearchRepository } from './user-search.js';
  * What writes are announced as, to storage.onChange listeners (the caches) and through the change bus to other
  * nodes: tables, and `grant_revocations` (rows of the artifacts table, whose other writes are not announced).
  */
-export type ChangedTable = DocumentTable | 'tenants' | 'rendering_configs' | 'prompt_custom_texts' | 'signing_keys' | 'grant_revocations';
+export type ChangedTable =
+  | DocumentTable
+  | 'tenants'
+  | 'rendering_configs'
+  | 'prompt_custom_texts'
+  | 'signing_keys'
+  | 'grant_revocations'
+  | ActionsChangedTable;
 
 // A record, so that the compiler insists on every name.
 const ANNOUNCED: Record<ChangedTable, true> = {
@@ -35,6 +44,8 @@ const ANNOUNCED: Record<ChangedTable, true> = {
   prompt_custom_texts: true,
   signing_keys: true,
   grant_revocations: true,
+  actions: true,
+  action_bindings: true,
 };
 
 /** Every announced name, for a node that must assume anything changed (a change bus that missed messages). */
@@ -95,6 +106,10 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
     logEvents: logEventsRepository(db),
     /** Log streams and their delivery state; not announced (every read of them goes to the database). */
     logStreams: logStreamsRepository(db),
+    /** Actions, their versions and the triggers' bindings; writes of actions and bindings are announced (the bound actions are cached). */
+    actions: actionsRepository(db, (table) => changed?.(table)),
+    /** What the triggers' runs of actions did; not announced (read by id only). */
+    actionExecutions: actionExecutionsRepository(db),
     /** Searching the tenant log (`GET /api/v2/logs?q=`) and its daily totals, on indexed columns only. */
     logSearch: logSearchRepository(db),
   };
