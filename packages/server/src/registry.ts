@@ -65,8 +65,6 @@ import { createActionsRuntime, type ActionsRuntime } from './services/actions/ru
 import { storedBoundActions } from './services/actions/stored-bound-actions.js';
 import { openStorage } from './storage/open.js';
 import { actionTriggers as createActionTriggers, type ActionTriggers } from './oauth/action-triggers.js';
-import type { BoundActions } from './services/actions/bound-actions.js';
-import { createActionsRuntime } from './services/actions/runtime.js';
 import { withPhoneMessageActions } from './services/actions/phone-message-actions.js';
 import { ActionCacheStore } from './services/actions/action-cache.js';
 import { createStorage, type Storage } from './storage/storage.js';
@@ -227,10 +225,32 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const attackProtection = attackProtectionSettings({ storage, tenantId, read: oauthConfig.tenantDocument });
     const breached = breachedPasswords({ rangeUrl: config.breachedRangeUrl, onRangeError: (error) => log.warn({ err: error }, 'breached-password range API unavailable') });
     const outbox = localOutbox(config.dataDir, now);
-    // TODO(merge i28-actions-api): the Actions service's bound actions and the configured runtime replace these.
-    const actionsRuntime = createActionsRuntime({ onCatastrophicError: (message) => log.fatal({ reason: message }, 'an Actions isolate failed') });
-    const noBoundActions: BoundActions = { bound: async () => [], recordExecution: async () => '' };
-    const actionTriggers = createActionTriggers({ storage, tenantId, config: oauthConfig, events, now, bound: noBoundActions, runtime: actionsRuntime, cache: new ActionCacheStore(), timeoutMs: 20_000, log });
+    // One runtime for the process: the isolates of deployed versions are shared by every trigger and the tests.
+    const actionsRuntime = createActionsRuntime({
+      timeoutMs: config.actions.timeoutMs,
+      memoryLimitMb: config.actions.memoryMb,
+      egress: config.actions.egress,
+      onCatastrophicError: (message) => log.fatal({ reason: message }, 'the Actions runtime lost control of an isolate; restart this node'),
+    });
+    const sealedActionSecrets = actionSecrets(secret.key('action-secret-seal'));
+    const actions = {
+      service: actionsService({ storage, tenantId, now, secrets: sealedActionSecrets, builder: actionBuilder({ modulesDir: config.actions.modulesDir }), runtime: actionsRuntime }),
+      bound: storedBoundActions({ storage, tenantId, secrets: sealedActionSecrets, now, ttlMs: config.configCacheSeconds * 1000 }),
+      runtime: actionsRuntime,
+    };
+    // The triggers read what is bound from the Actions service's state; one trigger's actions share its time limit.
+    const actionTriggers = createActionTriggers({
+      storage,
+      tenantId,
+      config: oauthConfig,
+      events,
+      now,
+      bound: actions.bound,
+      runtime: actionsRuntime,
+      cache: new ActionCacheStore(),
+      timeoutMs: config.actions.timeoutMs,
+      log,
+    });
     // Text messages go through a bound send-phone-message action instead of the configured transport.
     const delivery = withPhoneMessageActions(createDelivery(config.delivery, outbox), { runner: actionTriggers.runner, tenantId, events });
     const notifier = deliveryNotifier(delivery, log);
@@ -310,19 +330,6 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     // Stored jobs (users imports and exports) run here, each on one node at a time, until `close()`.
     const runner = jobRunner({ storage, tenantId, now, log, ...(options.jobs ? { options: options.jobs } : {}) });
     runner.start();
-    // One runtime for the process: the isolates of deployed versions are shared by every trigger and the tests.
-    const actionsRuntime = createActionsRuntime({
-      timeoutMs: config.actions.timeoutMs,
-      memoryLimitMb: config.actions.memoryMb,
-      egress: config.actions.egress,
-      onCatastrophicError: (message) => log.fatal({ reason: message }, 'the Actions runtime lost control of an isolate; restart this node'),
-    });
-    const sealedActionSecrets = actionSecrets(secret.key('action-secret-seal'));
-    const actions = {
-      service: actionsService({ storage, tenantId, now, secrets: sealedActionSecrets, builder: actionBuilder({ modulesDir: config.actions.modulesDir }), runtime: actionsRuntime }),
-      bound: storedBoundActions({ storage, tenantId, secrets: sealedActionSecrets, now, ttlMs: config.configCacheSeconds * 1000 }),
-      runtime: actionsRuntime,
-    };
     const exportLinks = exportDownloads({ key: secret.key('users-export-download'), tenantId, baseUrl: config.issuer, now });
     return {
       config,
@@ -427,7 +434,6 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         await events.close();
         redis?.disconnect();
         await delivery.close();
-        actionsRuntime.dispose();
         await storage.close();
       },
     };

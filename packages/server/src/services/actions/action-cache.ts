@@ -1,4 +1,6 @@
-import type { ApiCommand } from './handlers.js';
+import { CACHE_COMMAND_OPS, type ApiCommand } from './handlers.js';
+
+export { CACHE_COMMAND_OPS };
 
 /**
  * `api.cache` of the Actions (every trigger has it): what the platform documents, and the host's store of it.
@@ -51,7 +53,6 @@ export type ActionCacheErrorCode =
   | 'TOO_MANY_ENTRIES'
   | 'CACHE_FULL';
 
-export const CACHE_COMMAND_OPS = ['cache.set', 'cache.delete'] as const;
 
 const byteLength = (text: string) => Buffer.byteLength(text, 'utf8');
 const entryBytes = (key: string, value: string) => byteLength(key) + byteLength(value);

@@ -1,4 +1,3 @@
-import { CACHE_COMMAND_OPS } from './action-cache.js';
 
 /**
  * The handlers an action may export, the trigger each serves, and the `api` methods each receives. Two kinds:
@@ -69,6 +68,9 @@ export function isActionHandlerName(name: string): name is ActionHandlerName {
 }
 
 /** One recorded `api` call: the method's dotted path and its arguments as JSON values. */
+/** The `api.cache` writes an execution records (the host's ActionCacheStore applies them). */
+export const CACHE_COMMAND_OPS = ['cache.set', 'cache.delete'] as const;
+
 export interface ApiCommand {
   op: string;
   args: unknown[];
