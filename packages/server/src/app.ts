@@ -9,6 +9,7 @@ import { managementRoutes } from './http/management/index.js';
 import { managementSurface } from './http/management/surface.js';
 import { loginScreenRoutes } from './http/login/login-screens.js';
 import { consentScreenRoutes } from './http/login/consent-screen.js';
+import { continueRoutes } from './http/login/continue.js';
 import { organizationScreenRoutes } from './http/login/organization-screens.js';
 import { passwordlessScreenRoutes } from './http/login/passwordless-screens.js';
 import { resetPasswordRoutes } from './http/login/reset-password.js';
@@ -89,6 +90,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(logoutRoutes(registry));
     await surface.register(loginScreenRoutes(registry));
     await surface.register(consentScreenRoutes(registry));
+    await surface.register(continueRoutes(registry));
     await surface.register(organizationScreenRoutes(registry));
     await surface.register(passwordlessScreenRoutes(registry));
     await surface.register(signupScreenRoutes(registry));

@@ -248,6 +248,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       bound: actions.bound,
       runtime: actionsRuntime,
       cache: new ActionCacheStore(),
+      domain: new URL(config.issuer).hostname,
       timeoutMs: config.actions.timeoutMs,
       log,
     });

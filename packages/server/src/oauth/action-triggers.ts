@@ -21,6 +21,8 @@ export interface ActionTriggersDeps {
   bound: BoundActions;
   runtime: ActionsRuntime;
   cache: ActionCacheStore;
+  /** The tenant's domain (the host of its issuer). */
+  domain: string;
   /** Total wall time of one trigger's actions (LATCHKEY_ACTIONS_TIMEOUT_MS; the platform's is 20 s). */
   timeoutMs: number;
   log: Logger;
@@ -53,7 +55,7 @@ export function actionTriggers(deps: ActionTriggersDeps): ActionTriggers {
     cache: deps.cache,
     onRecordError: (error) => deps.log.warn({ err: error }, 'an Actions execution could not be recorded'),
   });
-  const postLogin = postLoginActions({ storage: deps.storage, tenantId: deps.tenantId, config: deps.config, runner, events: deps.events, now: deps.now });
+  const postLogin = postLoginActions({ storage: deps.storage, tenantId: deps.tenantId, config: deps.config, runner, events: deps.events, now: deps.now, domain: deps.domain });
 
   const signInStage: StageCheck = async (attempt) => {
     const protocol = TOKEN_ENDPOINT_PROTOCOLS[attempt.path];
@@ -77,6 +79,8 @@ export function actionTriggers(deps: ActionTriggersDeps): ActionTriggers {
     });
     if (outcome.kind === 'denied') return { reason: 'denied', description: outcome.description };
     if (outcome.kind === 'failed') return { reason: 'action-failed', description: outcome.description };
+    // Without a browser nothing can redirect (post-login-actions.ts denies it first); the type needs the case.
+    if (outcome.kind === 'redirect') return { reason: 'denied', description: 'An action redirects the user, which a login without a browser cannot follow.' };
     if (outcome.changes && attempt.decisions) attempt.decisions.tokenChanges = outcome.changes;
   };
 

@@ -30,12 +30,25 @@ export interface PostLoginInput {
   sessionId?: string | undefined;
   /** Whether the user's browser can be sent elsewhere and come back (`api.redirect`); false at the token endpoint. */
   interactive: boolean;
+  /** The `state` a redirect from an action will carry to `/continue` (interactive sign-ins). */
+  continueState?: string | undefined;
+}
+
+/** Where a login that went elsewhere resumes: the redirecting action, and what the actions before it changed. */
+export interface PostLoginResume {
+  resumeAt: number;
+  actionId: string;
+  tokens?: TokenChanges | undefined;
+  /** The state the user came back with (`validateToken` requires it in the other site's token). */
+  state?: string | undefined;
 }
 
 export type PostLoginResult =
   | { kind: 'continue'; changes?: TokenChanges | undefined }
   | { kind: 'denied'; description: string }
-  | { kind: 'failed'; description: string };
+  | { kind: 'failed'; description: string }
+  /** An action sends the user to `url` (its query and `state` added); `/continue` resumes at `resume`. */
+  | { kind: 'redirect'; url: string; resume: PostLoginResume };
 
 export interface PostLoginActionsDeps {
   storage: Storage;
@@ -44,9 +57,30 @@ export interface PostLoginActionsDeps {
   runner: TriggerRunner;
   events: Pick<EventRecorder, 'record'>;
   now: () => Date;
+  /** The tenant's domain: `iss` of the tokens `api.redirect.encodeToken` makes. */
+  domain: string;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** `sendUserTo(url, {query})` as an absolute http(s) address with its query parameters added, or what is wrong. */
+function redirectTarget(url: unknown, options: unknown): string | { problem: string } {
+  if (typeof url !== 'string') return { problem: 'the address is not a string' };
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return { problem: 'the address is not an absolute URL' };
+  }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') return { problem: 'only http and https addresses are allowed' };
+  const query = isRecord(options) ? options.query : undefined;
+  if (isRecord(query)) {
+    for (const [name, value] of Object.entries(query)) {
+      if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') target.searchParams.set(name, String(value));
+    }
+  }
+  return target.href;
+}
 
 /** The protocol name the platform gives a browser transaction, by its response type. */
 export function browserProtocol(request: Pick<AuthorizeRequest, 'responseTypes'>): string {
@@ -58,13 +92,18 @@ export function browserProtocol(request: Pick<AuthorizeRequest, 'responseTypes'>
 
 /** What the actions of one sign-in asked for, gathered command by command. */
 class PostLoginChanges {
-  readonly tokens: TokenChanges = {};
+  readonly tokens: TokenChanges;
   appMetadata: Record<string, unknown> | undefined;
   userMetadata: Record<string, unknown> | undefined;
   denial: string | undefined;
+  redirect: { url: string } | undefined;
 
-  /** Applies one action's commands; answers whether the actions stop here (a denial). */
-  apply(commands: readonly ApiCommand[], user: Record<string, unknown>, interactive: boolean): 'next' | 'stop' {
+  constructor(earlier?: TokenChanges) {
+    this.tokens = earlier ? structuredClone(earlier) : {};
+  }
+
+  /** Applies one action's commands; answers whether the actions stop here (a denial, a redirect). */
+  apply(commands: readonly ApiCommand[], user: Record<string, unknown>, interactive: boolean, continueState: string | undefined): 'next' | 'stop' {
     for (const { op, args } of commands) {
       const [first, second] = args;
       switch (op) {
@@ -104,20 +143,28 @@ class PostLoginChanges {
             user[field] = shown;
           }
           break;
-        case 'redirect.sendUserTo':
+        case 'redirect.sendUserTo': {
           if (!interactive) {
             this.denial = 'An action redirects the user, which a login without a browser cannot follow.';
             return 'stop';
           }
-          // Redirects come with the continue endpoint (issue 28's redirect step); until then, refused clearly.
-          this.denial = 'An action redirects the user; redirects from Actions are not supported yet.';
-          return 'stop';
+          const target = redirectTarget(first, second);
+          if (typeof target !== 'string' || !continueState) {
+            this.denial = `An action redirects the user to an address that is not valid: ${typeof target === 'object' ? target.problem : 'no state'}.`;
+            return 'stop';
+          }
+          const url = new URL(target);
+          url.searchParams.set('state', continueState);
+          // The platform lets the redirect happen once the action's handler has returned; the next ones wait.
+          this.redirect = { url: url.href };
+          break;
+        }
         default:
           // multifactor.enable belongs to the multi-factor issue; other commands are not post-login's.
           break;
       }
     }
-    return 'next';
+    return this.redirect ? 'stop' : 'next';
   }
 
   /** The token changes, or undefined when the actions changed nothing in the tokens. */
@@ -144,7 +191,7 @@ export function postLoginActions(deps: PostLoginActionsDeps) {
     ]);
     if (!record) return undefined;
     const connectionName = input.connection ?? record.columns.connection;
-    const connection = await deps.storage.connections.findOne(deps.tenantId, { name: connectionName });
+    const connection = await deps.config.connectionNamed(connectionName);
     const now = deps.now().toISOString();
     const user = { ...userView(record) } as Record<string, unknown>;
     const request = input.request;
@@ -153,7 +200,7 @@ export function postLoginActions(deps: PostLoginActionsDeps) {
       authorization: { roles },
       client: client ? { client_id: client.clientId, name: client.data.name, metadata: client.data.client_metadata ?? {} } : { client_id: input.clientId, name: '', metadata: {} },
       connection: connection
-        ? { id: connection.id, name: connection.data.name, strategy: connection.data.strategy, metadata: (connection.data as { metadata?: unknown }).metadata ?? {} }
+        ? { id: connection.id, name: connection.data.name, strategy: connection.data.strategy, metadata: connection.data.metadata ?? {} }
         : { name: connectionName },
       ...(organization ? { organization: { id: organization.id, name: organization.name, display_name: organization.displayName ?? organization.name, metadata: organization.metadata ?? {} } } : {}),
       request: actionRequestDetails(input.origin, request?.uiLocales),
@@ -207,13 +254,34 @@ export function postLoginActions(deps: PostLoginActionsDeps) {
   }
 
   return {
-    async run(input: PostLoginInput): Promise<PostLoginResult> {
-      if (!(await deps.runner.any('post-login'))) return { kind: 'continue' };
+    /**
+     * Runs the bound actions from the first, or, for a login coming back through `/continue`, from the action that
+     * sent the user away (its `onContinuePostLogin`, then the next ones' `onExecutePostLogin`).
+     */
+    async run(input: PostLoginInput, resume?: PostLoginResume): Promise<PostLoginResult> {
+      if (!resume && !(await deps.runner.any('post-login'))) return { kind: 'continue' };
+      if (resume && (await deps.runner.boundAt('post-login', resume.resumeAt))?.actionId !== resume.actionId) {
+        return { kind: 'failed', description: 'The post-login actions changed while the user was away: log in again.' };
+      }
       const event = await buildEvent(input);
       if (!event) return { kind: 'continue' };
-      const changes = new PostLoginChanges();
+      const changes = new PostLoginChanges(resume?.tokens);
       const user = event.user as Record<string, unknown>;
-      const run = await deps.runner.run('post-login', 'onExecutePostLogin', event, (turn) => changes.apply(turn.commands, user, input.interactive));
+      let redirectedAt: { index: number; actionId: string } | undefined;
+      const run = await deps.runner.run(
+        'post-login',
+        'onExecutePostLogin',
+        event,
+        (turn) => {
+          const verdict = changes.apply(turn.commands, user, input.interactive, input.continueState);
+          if (changes.redirect && !redirectedAt) redirectedAt = { index: turn.index, actionId: turn.action.actionId };
+          return verdict;
+        },
+        {
+          ...(resume ? { startAt: resume.resumeAt, firstHandler: 'onContinuePostLogin' as const } : {}),
+          login: { domain: deps.domain, userId: input.userId, ...(input.continueState !== undefined ? { state: input.continueState } : {}) },
+        },
+      );
       if (run.failure) {
         const description = failureDescription(run.failure);
         logRefusal(input, description, run);
@@ -231,6 +299,9 @@ export function postLoginActions(deps: PostLoginActionsDeps) {
         return { kind: 'failed', description };
       }
       const tokens = changes.tokenChanges();
+      if (changes.redirect && redirectedAt) {
+        return { kind: 'redirect', url: changes.redirect.url, resume: { resumeAt: redirectedAt.index, actionId: redirectedAt.actionId, tokens } };
+      }
       if (tokens && Buffer.byteLength(JSON.stringify({ ...tokens.idToken, ...tokens.accessToken })) > MAX_CUSTOM_CLAIMS_BYTES) {
         const description = `The custom claims the actions set are larger than ${MAX_CUSTOM_CLAIMS_BYTES} bytes.`;
         logRefusal(input, description, run);

@@ -103,6 +103,12 @@ export function oauthConfigCache(deps: OAuthConfigDeps) {
         for (const screen of Object.values(texts)) Object.freeze(screen);
         return Object.freeze(texts);
       }),
+    /** One connection by name, with its id (post-login Actions describe the login's connection on every sign-in). */
+    connectionNamed: (name: string): Promise<{ id: string; data: ConnectionData } | undefined> =>
+      cached(`cn:${name}`, async () => {
+        const record = await storage.connections.findOne(tenantId, { name });
+        return record && { id: record.id, data: record.data };
+      }),
     clientGrant: (clientId: string, audience: string): Promise<ClientGrantData | undefined> =>
       cached(`g:${clientId}\n${audience}`, async () => (await storage.clientGrants.findOne(tenantId, { client_id: clientId, audience }))?.data),
   };

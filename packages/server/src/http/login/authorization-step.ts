@@ -10,6 +10,12 @@ import { screenUrl } from './screens.js';
  * organization or consent first, that screen (with the cookie that binds its transaction to this browser).
  */
 export function sendAuthorizationStep(registry: Registry, reply: FastifyReply, step: AuthorizationStep): FastifyReply {
+  if (step.kind === 'elsewhere') {
+    // The user comes back from another site: over HTTPS the cookie is SameSite=None so that a form posted back to
+    // /continue carries it too.
+    setTransactionCookie(registry, reply, step.transaction.publicId, step.handle, true);
+    return reply.header('cache-control', 'no-store').redirect(step.url, 302);
+  }
   if (step.kind !== 'screen') return sendAnswer(reply, step);
   setTransactionCookie(registry, reply, step.transaction.publicId, step.handle);
   return reply.header('cache-control', 'no-store').redirect(screenUrl(step.screen, step.transaction), 302);

@@ -29,8 +29,9 @@ export function clearSessionCookie(registry: Registry, reply: FastifyReply): voi
   reply.clearCookie(SESSION_COOKIE, cookieOptions(registry, true, 0));
 }
 
-export function setTransactionCookie(registry: Registry, reply: FastifyReply, publicId: string, handle: string): void {
-  reply.setCookie(transactionCookieName(publicId), handle, cookieOptions(registry, false, TRANSACTION_SECONDS));
+/** `crossSite`: the browser comes back from another site (a post-login Action's redirect), possibly with a form post. */
+export function setTransactionCookie(registry: Registry, reply: FastifyReply, publicId: string, handle: string, crossSite = false): void {
+  reply.setCookie(transactionCookieName(publicId), handle, cookieOptions(registry, crossSite, TRANSACTION_SECONDS));
 }
 
 export function clearTransactionCookie(registry: Registry, reply: FastifyReply, publicId: string): void {

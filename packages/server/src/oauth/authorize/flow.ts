@@ -17,7 +17,8 @@ import type { LoginTransaction, LoginTransactions } from './transaction.js';
 import type { UpstreamLogin } from '../upstream/login.js';
 import type { ConsentNeed, Consents } from '../consent.js';
 import type { OrganizationLogin } from '../organization-login.js';
-import { browserProtocol, type PostLoginActions } from '../post-login-actions.js';
+import { browserProtocol, type PostLoginActions, type PostLoginResume } from '../post-login-actions.js';
+import { randomId } from '../../crypto/random.js';
 
 export interface AuthorizeDeps {
   storage: Storage;
@@ -45,8 +46,20 @@ export interface ScreenFirst {
   transaction: LoginTransaction;
 }
 
-/** What answering an authorization leads to: the answer to the application, or a screen first. */
-export type AuthorizationStep = AuthorizationAnswer | ScreenFirst;
+/**
+ * A post-login Action sends the signed-in user to another site first (`api.redirect.sendUserTo`): the browser goes
+ * to `url` (which carries the transaction's public id as `state`) with the cookie that binds the transaction, and
+ * comes back to `/continue?state=`.
+ */
+export interface ElsewhereFirst {
+  kind: 'elsewhere';
+  url: string;
+  handle: string;
+  transaction: LoginTransaction;
+}
+
+/** What answering an authorization leads to: the answer to the application, or a screen or another site first. */
+export type AuthorizationStep = AuthorizationAnswer | ScreenFirst | ElsewhereFirst;
 
 /** What the browser brought: its SSO session and, after a cross-origin login, the ticket's verifier. */
 export interface BrowserState {
@@ -104,6 +117,8 @@ export interface SignInSettled {
   amr?: readonly string[] | undefined;
   consent?: ConsentNeed | undefined;
   pickOrganization?: boolean | undefined;
+  /** The user came back through `/continue` after a post-login Action sent them away: the actions resume there. */
+  resume?: PostLoginResume | undefined;
 }
 
 /**
@@ -133,11 +148,15 @@ export async function completeAuthorization(
   // runs them now, before its code or tokens exist: a denial or a failure goes back to the application instead.
   let actions: TokenChanges | undefined;
   if (!settled?.issued) {
+    // Chosen now: an action's redirect and its encodeToken tokens carry it before the transaction exists. A login
+    // that came back keeps the state it came back with (the other site's token names it; a second redirect reuses it).
+    const continueState = settled?.resume?.state ?? randomId(24);
+    const amr = [...(settled?.amr ?? session.data.amr ?? [])];
     const outcome = await deps.postLogin.run({
       clientId: client.clientId,
       userId: session.data.user_id,
       connection: session.data.connection,
-      amr: settled?.amr ?? session.data.amr ?? [],
+      amr,
       origin: settled?.origin ?? origin ?? { ip: '' },
       protocol: browserProtocol(request),
       audience: request.audience,
@@ -145,11 +164,18 @@ export async function completeAuthorization(
       request,
       organizationId: request.organization,
       sessionId: session.data.sid,
-      interactive: true,
-    });
+      // Silent authentication has no page to leave from: an action's redirect refuses it.
+      interactive: !request.prompt.includes('none'),
+      continueState,
+    }, settled?.resume);
     const target = { responseMode: request.responseMode, redirectUri: request.redirectUri, state: request.state };
     if (outcome.kind === 'denied') return errorAnswer(target, new AccessDenied(outcome.description));
     if (outcome.kind === 'failed') return errorAnswer(target, new ActionFailed(outcome.description));
+    if (outcome.kind === 'redirect') {
+      const postLogin = { ...signedIn, amr, ...outcome.resume };
+      const { handle, transaction } = await deps.transactions.create(request, { publicId: continueState, postLogin });
+      return { kind: 'elsewhere', url: outcome.url, handle, transaction };
+    }
     actions = outcome.changes;
   }
   await deps.sessions.addClient(session, client.clientId);

@@ -4,6 +4,7 @@ import { randomId } from '../../crypto/random.js';
 import type { Repositories } from '../../storage/repositories/index.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizeRequest } from './request.js';
+import type { TokenChanges } from '../action-claims.js';
 
 /** How long a user may take on the hosted pages before the login must start again. */
 export const TRANSACTION_SECONDS = 3600;
@@ -36,6 +37,12 @@ export interface LoginTransaction {
   consent?: { userId: string; sid: string; audience: string; scopes: string[] };
   /** The user has signed in (the session `sid`) and chooses among their organizations before the answer. */
   organizationPicker?: { userId: string; sid: string };
+  /**
+   * A post-login Action sent the signed-in user elsewhere (`api.redirect.sendUserTo`); `/continue` resumes the
+   * actions at `resumeAt` (that action's `onContinuePostLogin`, which must still be `actionId`), with the token
+   * changes of the actions before it.
+   */
+  postLogin?: { userId: string; sid: string; amr: string[]; resumeAt: number; actionId: string; tokens?: TokenChanges };
 }
 
 export interface TransactionDeps {
@@ -53,9 +60,14 @@ export function loginTransactions(deps: TransactionDeps) {
   const csrfKey = hmacSha256(deps.handleKey, 'login-csrf');
 
   return {
-    async create(request: AuthorizeRequest, extra: Pick<LoginTransaction, 'consent' | 'organizationPicker'> = {}): Promise<{ handle: string; transaction: LoginTransaction }> {
+    /** `publicId` when the caller chose it before (a post-login Action's redirect carries it before it exists). */
+    async create(
+      request: AuthorizeRequest,
+      extra: Pick<LoginTransaction, 'consent' | 'organizationPicker' | 'postLogin'> & { publicId?: string } = {},
+    ): Promise<{ handle: string; transaction: LoginTransaction }> {
       const handle = newHandle();
-      const transaction: LoginTransaction = { publicId: randomId(24), request, ...extra };
+      const { publicId = randomId(24), ...waiting } = extra;
+      const transaction: LoginTransaction = { publicId, request, ...waiting };
       const now = deps.now();
       await storage.artifacts.insert(tenantId, 'login_transaction', {
         id: handleId(deps.handleKey, handle),

@@ -8,6 +8,8 @@ import type { ActionCacheStore } from './action-cache.js';
 /** One action's turn: the commands its `api` calls recorded, for the trigger to apply before the next action runs. */
 export interface ActionTurn {
   action: BoundAction;
+  /** The action's place in the trigger's bound list. */
+  index: number;
   commands: ApiCommand[];
   /** The action's console output (a trigger that fails the request shows it in the tenant log). */
   logs: CapturedLogs;
@@ -24,7 +26,7 @@ export interface ActionFailure {
 }
 
 export interface TriggerRun {
-  /** The recorded execution's id, known when an action failed or stopped the run (others are recorded in the background). */
+  /** The recorded execution's id: a run is recorded when an action failed or stopped it (a denial, a redirect). */
   executionId: string | undefined;
   failure?: ActionFailure;
   /** How many actions ran to the end (a stop or a failure ends the run early). */
@@ -68,8 +70,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * Runs the actions bound to a trigger, in the binding order, each with the event plus its own version's secrets,
  * and hands each one's recorded `api` calls to `apply` before the next runs (so that, as on the platform, a later
  * action sees what an earlier one changed in the event). The first failure stops the run; so does `apply`
- * answering 'stop' (a denial, a redirect). The run is recorded as an execution (`/api/v2/actions/executions/{id}`);
- * a login waits for that write only when an action failed (its log event names the execution).
+ * answering 'stop' (a denial, a redirect). Such a run is recorded as an execution (`/api/v2/actions/executions/{id}`),
+ * which the tenant log's event names.
  *
  * The runner knows no trigger: each trigger builds its event and reads its commands (oauth/post-login-actions.ts,
  * oauth/credentials-exchange-actions.ts, services/actions/registration-actions.ts).
@@ -79,6 +81,11 @@ export function triggerRunner(deps: TriggerRunnerDeps) {
     /** Whether anything is bound to `trigger` (a caller with costly event parts skips them when nothing is). */
     async any(trigger: ActionTrigger): Promise<boolean> {
       return (await deps.bound.bound(trigger)).length > 0;
+    },
+
+    /** The action bound at `index` of `trigger` now (a resumed login checks it is still the one it left). */
+    async boundAt(trigger: ActionTrigger, index: number): Promise<BoundAction | undefined> {
+      return (await deps.bound.bound(trigger))[index];
     },
 
     async run(
@@ -116,18 +123,18 @@ export function triggerRunner(deps: TriggerRunnerDeps) {
         completed += 1;
         // The cache's writes are the store's; the trigger reads the rest.
         const commands = deps.cache.apply(action.actionId, execution.commands);
-        if ((await apply({ action, commands, logs: execution.logs })) === 'stop') {
+        if ((await apply({ action, index, commands, logs: execution.logs })) === 'stop') {
           stopped = true;
           break;
         }
       }
-      const status = failure ? 'partial' : 'final';
-      const recorded = deps.bound.recordExecution(trigger, status, results).catch((error: unknown) => {
+      // Only a run that failed or stopped the request is recorded: its log event names the execution. A run that let
+      // the request go on is named by nothing, and a row per login or token would be a write per request for 10 days.
+      if (!failure && !stopped) return { executionId: undefined, completed };
+      const executionId = await deps.bound.recordExecution(trigger, failure ? 'partial' : 'final', results).catch((error: unknown) => {
         deps.onRecordError?.(error);
         return undefined;
       });
-      // A failure's or a denial's log event names its execution, so it waits for the id; a run that went on does not.
-      const executionId = failure || stopped ? await recorded : undefined;
       return { executionId, ...(failure ? { failure } : {}), completed };
     },
   };
