@@ -3,7 +3,9 @@
  * Measures raw RS256 signing on one core, client-credentials token issuance on both servers (one process
  * pinned to one CPU, one process unpinned, a cluster over all cores) and Latchkey's rendering list; prints a
  * table and writes the same figures to .bench/results.json. Also the tenant log's cost: the pinned tokens and logins
- * against the same server with LATCHKEY_TENANT_LOG=off (bench/tenant-log.ts). Bounded and self-stopping.
+ * against the same server with LATCHKEY_TENANT_LOG=off (bench/tenant-log.ts). And issue 28's Actions triggers: what a bound
+ * post-login or credentials-exchange action costs, and other requests beside a looping one (bench/action-triggers.ts).
+ * Bounded and self-stopping.
  * Settings: BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (32). See bench/README.md.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -20,6 +22,7 @@ import { compareLoopRates, loopRate, oneFloorLogin, oneLogin, peerUserTokens, pr
 import { storedEvents, TENANT_LOG_AIM, tenantLogLines, tenantLogSide, type TenantLogCost } from './tenant-log.js';
 import { FLOOR_PASSWORD } from './floor-servers.js';
 import { PEER_USER_CLIENT, PEER_USERINFO_PATH } from './peer-oidc-provider.js';
+import { ACTION_AIMS, actionTriggerFigures, actionTriggerLines } from './action-triggers.js';
 
 const settings: LoadSettings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 8),
@@ -35,7 +38,7 @@ const REFRESH_SIGNATURES = 1;
 const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789abcdefghijkl' };
 const RENDERING_CONFIGS = 100;
 const CORES = availableParallelism();
-const DEADLINE_MS = 8 * 60_000;
+const DEADLINE_MS = 10 * 60_000;
 
 interface RawSigning {
   nodeCryptoSign: number;
@@ -377,6 +380,8 @@ async function main() {
   );
   const userFlows = await userFlowsScenario(plan?.serverCpu);
   const protection = await attackFigures(plan?.serverCpu);
+  console.log('· Actions triggers: a post-login and a credentials-exchange action, and a post-login action looping to its limit');
+  const actions = await actionTriggerFigures({ settings, affinity: plan?.serverCpu, dataDir });
   // From here on nothing is pinned: servers and the load generator share every CPU.
   if (plan) pinSelf(plan.allCpus);
   if (plan) scenarios.push(await tokenScenario('one process, unpinned', 1, plan.allCpus));
@@ -419,6 +424,11 @@ async function main() {
     legitimateP99UnderAttack: { target: 2, value: protection.attack.p99Ratio, met: protection.attack.p99Ratio <= 2 },
     tenantLogTokensOnOff: { target: TENANT_LOG_AIM, value: tenantLog.tokens.ratio, met: tenantLog.tokens.met },
     tenantLogLoginsOnOff: { target: TENANT_LOG_AIM, value: tenantLog.logins.ratio, met: tenantLog.logins.met },
+    actionPostLoginAddedMsLogin: { target: ACTION_AIMS.addedMedianMs, value: actions.postLogin.login.addedMs, met: actions.postLogin.login.met },
+    actionPostLoginAddedMsRefresh: { target: ACTION_AIMS.addedMedianMs, value: actions.postLogin.refresh.addedMs, met: actions.postLogin.refresh.met },
+    actionCredentialsExchangeTokens: { target: ACTION_AIMS.exchangeRatio, value: actions.credentialsExchange.ratio, met: actions.credentialsExchange.met },
+    actionRunawayTokensP99: { target: ACTION_AIMS.runawayP99Ratio, value: actions.runaway.tokens.ratio, met: actions.runaway.tokens.met },
+    actionRunawayRefreshP99: { target: ACTION_AIMS.runawayP99Ratio, value: actions.runaway.refresh.ratio, met: actions.runaway.refresh.met },
   };
 
   const rows: Row[] = scenarios.map((s) => [
@@ -472,6 +482,7 @@ async function main() {
   console.log(`  attacker                                 ${attack.attacker.rps.toFixed(0)} req/s answered (${Object.entries(attack.attacker.statuses).map(([status, count]) => `${status}×${count}`).join(', ')})`);
   console.log(`  legitimate p99 under attack / alone      ${attack.p99Ratio.toFixed(2)} (target ≤ 2)  ${verdict(targets.legitimateP99UnderAttack.met)}`);
   console.log(`breached-password lookups: ${breached.entries} SHA-1 prefixes, ${(breached.tableBytes / 1024 / 1024).toFixed(2)} MB, built in ${breached.buildMs} ms; ${breached.lookupsPerSecond.toFixed(0)} lookups/s (SHA-1 + binary search, this process)`);
+  console.log(actionTriggerLines(actions, singleName));
   if (rendering && rendering.configs < RENDERING_CONFIGS) {
     console.log(`\nnote: the catalogue has ${rendering.cataloguePairs} prompt/screen pairs, so ${rendering.configs} configurations (not ${RENDERING_CONFIGS}) were stored.`);
   }
@@ -489,6 +500,7 @@ async function main() {
     attack: protection.attack,
     breachedPasswords: protection.breached,
     tenantLog,
+    actionTriggers: actions,
     targets,
   };
   mkdirSync('.bench', { recursive: true });
