@@ -40,6 +40,8 @@ import { sessionLifetimesOf } from './services/tenant-settings.js';
 import { deliveryNotifier, type Notifier } from './services/notifier.js';
 import { passwordless } from './services/passwordless.js';
 import { attackProtectionSettings, type AttackProtectionSettings } from './services/attack-protection-settings.js';
+import { guardianSettings, type GuardianSettingsService } from './services/mfa/guardian-settings.js';
+import { authenticators, type Authenticators } from './services/mfa/authenticators.js';
 import { breachedPasswords, type BreachedPasswords } from './services/breached-passwords.js';
 import { loginProtection, type LoginProtection } from './services/login-protection.js';
 import type { Delivery } from './services/delivery/channels.js';
@@ -123,6 +125,8 @@ export interface Registry {
   clientAuth: ClientAuthDeps;
   managementLimiter: RateLimiter;
   attackProtection: AttackProtectionSettings;
+  /** Multi-factor authentication: the tenant's factors and policy, users' authenticators. */
+  mfa: { settings: GuardianSettingsService; authenticators: Authenticators };
   loginProtection: LoginProtection;
   breached: BreachedPasswords;
   /** The Authentication API's limiter of one endpoint (route path), counting per client IP address. */
@@ -223,6 +227,11 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const handleKey = secret.key('artifact-handle');
     const authLimiters = new Map<string, RateLimiter>();
     const attackProtection = attackProtectionSettings({ storage, tenantId, read: oauthConfig.tenantDocument });
+    const mfa = {
+      settings: guardianSettings({ storage, tenantId, read: oauthConfig.tenantDocument }),
+      // TOTP secrets sealed, recovery codes hashed, each under its own key from the deployment secret.
+      authenticators: authenticators({ storage, tenantId, sealingKey: secret.key('mfa-secret-seal'), codeKey: secret.key('mfa-code-hash'), events, now }),
+    };
     const breached = breachedPasswords({ rangeUrl: config.breachedRangeUrl, onRangeError: (error) => log.warn({ err: error }, 'breached-password range API unavailable') });
     const outbox = localOutbox(config.dataDir, now);
     // One runtime for the process: the isolates of deployed versions are shared by every trigger and the tests.
@@ -402,6 +411,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         edgeApiKey: config.edgeApiKey,
       },
       attackProtection,
+      mfa,
       loginProtection: protection,
       breached,
       managementLimiter: createRateLimiter(config.managementRateLimit, { name: `mgmt:${tenantId}`, ...(redis ? { redis } : {}) }),

@@ -888,6 +888,58 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
     });
   });
 
+  describe('authenticators (multi-factor)', () => {
+    const tenant = 'tenant-mfa';
+    const at = '2026-02-01T00:00:00.000Z';
+    const base = { name: null, phoneNumber: null, email: null, secretSealed: null, codeHash: null, lastStep: null, data: {}, enrolledAt: null, lastAuthAt: null } as const;
+
+    it('keeps a user\'s authenticators in creation order, spends a TOTP step and a recovery code once, and removes by user and type', async () => {
+      await storage.authenticators.insert(tenant, { ...base, id: 'dev_1', userId: 'u1', type: 'otp', status: 'pending', secretSealed: 'v1.sealed', createdAt: '2026-02-01T00:00:01.000Z' });
+      await storage.authenticators.insert(tenant, { ...base, id: 'dev_2', userId: 'u1', type: 'recovery-code', status: 'confirmed', codeHash: 'h1', createdAt: '2026-02-01T00:00:02.000Z' });
+      await storage.authenticators.insert(tenant, { ...base, id: 'dev_3', userId: 'u1', type: 'sms', status: 'confirmed', phoneNumber: '+15550001', data: { preferred_authentication_method: 'sms' }, createdAt: '2026-02-01T00:00:03.000Z' });
+      await storage.authenticators.insert(tenant, { ...base, id: 'dev_4', userId: 'u2', type: 'email', status: 'confirmed', email: 'b@example.com', createdAt: at });
+      await expect(storage.authenticators.insert(tenant, { ...base, id: 'dev_4', userId: 'u2', type: 'email', status: 'confirmed', createdAt: at })).rejects.toSatisfy((error: unknown) => storage.isUniqueViolation(error));
+      expect((await storage.authenticators.listOfUser(tenant, 'u1')).map((a) => a.id)).toEqual(['dev_1', 'dev_2', 'dev_3']);
+      expect(await storage.authenticators.listOfUser(tenantB, 'u1')).toEqual([]);
+      expect((await storage.authenticators.get(tenant, 'dev_3'))?.data).toEqual({ preferred_authentication_method: 'sms' });
+
+      // A time step is accepted once; an earlier one after it, never.
+      expect(await storage.authenticators.useStep(tenant, 'dev_1', 59_000_000_001, at)).toBe(true);
+      expect(await storage.authenticators.useStep(tenant, 'dev_1', 59_000_000_001, at)).toBe(false);
+      expect(await storage.authenticators.useStep(tenant, 'dev_1', 59_000_000_000, at)).toBe(false);
+      const [first, second] = await Promise.all([
+        storage.authenticators.useStep(tenant, 'dev_1', 59_000_000_002, at),
+        storage.authenticators.useStep(tenant, 'dev_1', 59_000_000_002, at),
+      ]);
+      expect([first, second].filter(Boolean)).toHaveLength(1);
+      expect((await storage.authenticators.get(tenant, 'dev_1'))?.lastStep).toBe(59_000_000_002);
+
+      expect(await storage.authenticators.update(tenant, 'dev_1', { status: 'confirmed', enrolledAt: at, name: 'phone app' })).toBe(true);
+      expect(await storage.authenticators.get(tenant, 'dev_1')).toMatchObject({ status: 'confirmed', enrolledAt: at, name: 'phone app', secretSealed: 'v1.sealed' });
+      expect(await storage.authenticators.update(tenant, 'dev_missing', { name: 'x' })).toBe(false);
+
+      expect(await storage.authenticators.removeIfCode(tenant, 'dev_2', 'other')).toBe(false);
+      expect(await storage.authenticators.removeIfCode(tenant, 'dev_2', 'h1')).toBe(true);
+      expect(await storage.authenticators.removeIfCode(tenant, 'dev_2', 'h1')).toBe(false);
+
+      expect(await storage.authenticators.removeOfUser(tenant, 'u1', ['sms'])).toBe(1);
+      expect(await storage.authenticators.removeOfUser(tenant, 'u1', [])).toBe(0);
+      expect((await storage.authenticators.listOfUser(tenant, 'u1')).map((a) => a.type)).toEqual(['otp']);
+      expect(await storage.authenticators.removeOfUser(tenant, 'u1')).toBe(1);
+      expect(await storage.authenticators.remove(tenant, 'dev_4')).toBe(true);
+      expect(await storage.authenticators.remove(tenant, 'dev_4')).toBe(false);
+    });
+
+    it('records when remembered browsers were invalidated, the last time counting', async () => {
+      expect(await storage.authenticators.rememberedBrowsersRevokedAt(tenant, 'u9')).toBeUndefined();
+      await storage.authenticators.revokeRememberedBrowsers(tenant, 'u9', '2026-02-01T00:00:00.000Z');
+      await storage.authenticators.revokeRememberedBrowsers(tenant, 'u9', '2026-02-02T00:00:00.000Z');
+      expect(await storage.authenticators.rememberedBrowsersRevokedAt(tenant, 'u9')).toBe('2026-02-02T00:00:00.000Z');
+      await storage.authenticators.removeUser(tenant, 'u9');
+      expect(await storage.authenticators.rememberedBrowsersRevokedAt(tenant, 'u9')).toBeUndefined();
+    });
+  });
+
   describe('consents (user grants)', () => {
     const tenant = 'tenant-consents';
     const at = '2026-02-01T00:00:00.000Z';

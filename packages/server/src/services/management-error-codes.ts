@@ -57,6 +57,8 @@ export const MANAGEMENT_ERRORS = {
   inexistent_log: { statuses: [404], when: '`The log event does not exist.` (`/logs/{id}`: none with that log_id, or it has passed its retention)' },
   inexistent_credential: { statuses: [404], when: '`The credential does not exist` (`/clients/{id}/credentials/{credential_id}`)' },
   inexistent_organization: { statuses: [404], when: '`No organization found by that id or name` (an organization addressed by id, or by name at `/organizations/name/{name}`)' },
+  inexistent_authentication_method: { statuses: [404], when: '`The authentication method does not exist.` (`/users/{id}/authentication-methods/{method}`: none of that id for that user)' },
+  inexistent_enrollment: { statuses: [404], when: '`Enrollment not found` (`/guardian/enrollments/{id}`)' },
   inexistent_role: { statuses: [404], when: '`The role does not exist.` (a role addressed, or one of the roles assigned)' },
   inexistent_user: { statuses: [404, 400], when: '`The user does not exist.` (404); `The secondary user does not exist.` when linking accounts (400)' },
   inexistent_connection: {

@@ -30,6 +30,12 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   // Actions, their versions, the triggers' bindings, tests and executions (`/api/v2/actions`).
   actions: ['read', 'create', 'update', 'delete'],
   // The tenant log (`/api/v2/logs`), a user's part of it (`/api/v2/users/{id}/logs`), and the statistics drawn from it.
+  // Multi-factor authentication: the factors, the policy, users' enrollments and authentication methods.
+  guardian_factors: ['read', 'update'],
+  guardian_enrollments: ['read', 'delete'],
+  guardian_enrollment_tickets: ['create'],
+  mfa_policies: ['read', 'update'],
+  authentication_methods: ['read', 'create', 'update', 'delete'],
   logs: ['read'],
   logs_users: ['read'],
   stats: ['read'],

@@ -283,6 +283,7 @@ export function usersService(deps: UsersDeps) {
         await repos.roles.removeUser(tenantId, userId);
         await repos.consents.removeWhere(tenantId, { userId });
         await repos.organizations.removeUser(tenantId, userId);
+        await repos.authenticators.removeUser(tenantId, userId);
         return true;
       });
       if (!removed) return undefined;

@@ -320,6 +320,32 @@ export interface ActionExecutionsTable {
   expires_at: string;
 }
 
+/** A user's multi-factor authenticators (0018-authenticators); `data` is JSON (fields of later factor types). */
+export interface AuthenticatorsTable {
+  tenant_id: string;
+  id: string;
+  user_id: string;
+  type: string;
+  status: string;
+  name: string | null;
+  phone_number: string | null;
+  email: string | null;
+  secret_sealed: string | null;
+  code_hash: string | null;
+  /** bigint: PostgreSQL answers it as a string, SQLite as a number (the repository converts). */
+  last_step: number | string | null;
+  data: string;
+  created_at: string;
+  enrolled_at: string | null;
+  last_auth_at: string | null;
+}
+
+export interface MfaRememberRevocationsTable {
+  tenant_id: string;
+  user_id: string;
+  revoked_at: string;
+}
+
 export interface Database {
   tenants: TenantsTable;
   signing_keys: SigningKeysTable;
@@ -352,4 +378,6 @@ export interface Database {
   action_versions: ActionVersionsTable;
   action_bindings: ActionBindingsTable;
   action_executions: ActionExecutionsTable;
+  authenticators: AuthenticatorsTable;
+  mfa_remember_revocations: MfaRememberRevocationsTable;
 }

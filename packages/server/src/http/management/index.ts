@@ -22,6 +22,7 @@ import { ticketsRoutes } from './tickets.js';
 import { verificationEmailJobRoutes } from './verification-email-job.js';
 import { usersRoutes } from './users.js';
 import { logsRoutes } from './logs.js';
+import { guardianRoutes } from './guardian.js';
 
 /** Every Management API resource, one module each. */
 export function managementRoutes(registry: Registry): FastifyPluginAsync {
@@ -37,6 +38,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       clientGrantsRoutes,
       connectionsRoutes,
       usersRoutes,
+      guardianRoutes,
       rolesRoutes,
       grantsRoutes,
       organizationsRoutes,

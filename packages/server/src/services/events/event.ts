@@ -134,6 +134,23 @@ export const LOG_EVENT_TYPES = {
   api_limit: { name: 'Rate Limit on API', description: 'The rate limit of the API was reached', category: 'system.notification' },
   sapi: { name: 'Success API Operation', description: 'Management API operation', category: 'management.success' },
   fapi: { name: 'Failed API Operation', description: 'Management API operation failed', category: 'management.fail' },
+  // Multi-factor authentication (the platform's Guardian codes).
+  mfar: { name: 'MFA Required', description: 'Multi-factor authentication is required', category: 'auth.login.notification' },
+  gd_start_enroll: { name: 'MFA Enroll started', description: 'Multi-factor enrollment started', category: 'user.notification' },
+  gd_enrollment_complete: { name: 'MFA enrollment complete', description: 'Multi-factor enrollment complete', category: 'user.success' },
+  gd_unenroll: { name: 'Unenroll device account', description: 'A multi-factor authenticator was removed', category: 'user.success' },
+  gd_update_device_account: { name: 'Update device account', description: 'A multi-factor authenticator was changed', category: 'user.success' },
+  gd_auth_succeed: { name: 'MFA Auth success', description: 'Multi-factor authentication succeeded', category: 'auth.login.success' },
+  gd_auth_failed: { name: 'MFA Auth failed', description: 'Multi-factor authentication failed', category: 'auth.login.fail' },
+  gd_otp_rate_limit_exceed: { name: 'Too many failures', description: 'Too many wrong multi-factor codes', category: 'auth.login.fail' },
+  gd_recovery_succeed: { name: 'MFA Recovery success', description: 'A recovery code was used', category: 'auth.login.success' },
+  gd_recovery_failed: { name: 'MFA Recovery failed', description: 'A wrong recovery code was given', category: 'auth.login.fail' },
+  gd_recovery_rate_limit_exceed: { name: 'MFA Recovery rate limit exceeded', description: 'Too many wrong recovery codes', category: 'auth.login.fail' },
+  gd_send_sms: { name: 'SMS Sent', description: 'A multi-factor code was sent by text message', category: 'user.notification' },
+  gd_send_email: { name: 'Email Sent', description: 'A multi-factor code was sent by e-mail', category: 'user.notification' },
+  gd_send_sms_failure: { name: 'SMS sent failures', description: 'A multi-factor code could not be sent', category: 'system.notification' },
+  gd_enrollment_ticket: { name: 'Enrollment ticket created', description: 'A multi-factor enrollment ticket was created', category: 'user.notification' },
+  gd_tenant_update: { name: 'Guardian tenant update', description: 'The multi-factor configuration changed', category: 'management.success' },
 } as const satisfies Record<string, LogEventTypeInfo>;
 
 export type LogEventType = keyof typeof LOG_EVENT_TYPES;

@@ -17,6 +17,7 @@ import { roles } from './0014-roles.js';
 import { userGrants } from './0015-user-grants.js';
 import { organizations } from './0016-organizations.js';
 import { actions } from './0017-actions.js';
+import { authenticators } from './0018-authenticators.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -38,6 +39,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0015-user-grants': userGrants,
     '0016-organizations': organizations,
     '0017-actions': actions,
+    '0018-authenticators': authenticators,
   };
 }
 

@@ -20,6 +20,10 @@ export type ArtifactKind =
   | 'unblock_ticket'
   | 'saml_assertion'
   | 'saml_logout_request'
+  /** Multi-factor authentication: tokens of a pending second factor, codes sent by SMS or e-mail, enrollment tickets. */
+  | 'mfa_token'
+  | 'mfa_oob'
+  | 'mfa_enrollment_ticket'
   /** Written and read by grant-revocations.ts only. */
   | 'revoked_grant';
 

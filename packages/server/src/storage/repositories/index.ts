@@ -4,6 +4,7 @@ import type { Database } from '../schema.js';
 import { actionExecutionsRepository } from './action-executions.js';
 import { actionsRepository, type ActionsChangedTable } from './actions.js';
 import { artifactsRepository } from './artifacts.js';
+import { authenticatorsRepository } from './authenticators.js';
 import { documentRepository, type DocumentTable } from './documents.js';
 import { grantRevocationsRepository } from './grant-revocations.js';
 import { jobsRepository } from './jobs.js';
@@ -110,6 +111,8 @@ export function createRepositories(db: Kysely<Database>, changed?: (table: Chang
     actions: actionsRepository(db, (table) => changed?.(table)),
     /** What the triggers' runs of actions did; not announced (read by id only). */
     actionExecutions: actionExecutionsRepository(db),
+    /** Users' multi-factor authenticators and remembered-browser revocations; not announced (read where used). */
+    authenticators: authenticatorsRepository(db),
     /** Searching the tenant log (`GET /api/v2/logs?q=`) and its daily totals, on indexed columns only. */
     logSearch: logSearchRepository(db),
   };
