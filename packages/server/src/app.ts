@@ -32,6 +32,7 @@ import { demoRoutes } from './http/demo.js';
 import { libraryRoutes, loadLibraryBundle } from './http/library.js';
 import { faviconRoutes } from './http/favicon.js';
 import { tokenRoutes } from './http/oauth/token.js';
+import { mfaRoutes } from './http/oauth/mfa.js';
 import { wellKnownRoutes } from './http/oauth/well-known.js';
 import { openapiOptions } from './http/openapi.js';
 import { BODY_LIMIT_BYTES, limitJsonDepth, serverTimeouts, trustedProxies } from './http/plugins/server-options.js';
@@ -77,6 +78,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     cors(surface, { config: registry.oauthConfig, ownOrigin: new URL(registry.issuer).origin, paths: AUTHENTICATION_CORS_PATHS });
     await surface.register(wellKnownRoutes(registry));
     await surface.register(tokenRoutes(registry));
+    await surface.register(mfaRoutes(registry));
     await surface.register(userinfoRoutes(registry));
     await surface.register(revokeRoutes(registry));
     await surface.register(dbConnectionsRoutes(registry));

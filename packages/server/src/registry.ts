@@ -42,6 +42,9 @@ import { passwordless } from './services/passwordless.js';
 import { attackProtectionSettings, type AttackProtectionSettings } from './services/attack-protection-settings.js';
 import { guardianSettings, type GuardianSettingsService } from './services/mfa/guardian-settings.js';
 import { authenticators, type Authenticators } from './services/mfa/authenticators.js';
+import { mfaTokens } from './oauth/mfa/mfa-tokens.js';
+import { mfaApi } from './oauth/mfa/mfa-api.js';
+import { multiFactorRequirement } from './oauth/mfa/requirement.js';
 import { breachedPasswords, type BreachedPasswords } from './services/breached-passwords.js';
 import { loginProtection, type LoginProtection } from './services/login-protection.js';
 import type { Delivery } from './services/delivery/channels.js';
@@ -277,6 +280,27 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const consent = consents({ storage, tenantId, config: oauthConfig, issuer: config.issuer, now });
     const invitations = organizationInvitations({ storage, tenantId, now, ticketKey: secret.key('organization-invitation'), notifier });
     const organizations = organizationLogin({ storage, tenantId, invitations, config: oauthConfig, now });
+    signIn.use('multi-factor', multiFactorRequirement(mfa.settings));
+    const mfaTokenStore = mfaTokens({ storage, tenantId, handleKey, now });
+    const mfaGrants = {
+      tokens: mfaTokenStore,
+      api: mfaApi({
+        storage,
+        tenantId,
+        settings: mfa.settings,
+        authenticators: mfa.authenticators,
+        tokens: mfaTokenStore,
+        notifier,
+        events,
+        protection,
+        handleKey,
+        issuerName: new URL(config.issuer).hostname,
+        clientName: async (clientId) => (await oauthConfig.client(clientId))?.data.name ?? '',
+        now,
+      }),
+      authenticators: mfa.authenticators,
+      protection,
+    };
     signIn.use('organization-membership', organizations.membershipStage);
     signIn.use('post-login-actions', actionTriggers.signInStage);
     signIn.use('consent', async (attempt) => {
@@ -373,6 +397,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         signIn,
         events,
         handleKey,
+        mfa: mfaGrants,
         now,
       },
       sessions: sessionsService({ storage, tenantId, handleKey, now, lifetimes: sessionLifetimes }),

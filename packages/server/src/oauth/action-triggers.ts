@@ -82,6 +82,12 @@ export function actionTriggers(deps: ActionTriggersDeps): ActionTriggers {
     // Without a browser nothing can redirect (post-login-actions.ts denies it first); the type needs the case.
     if (outcome.kind === 'redirect') return { reason: 'denied', description: 'An action redirects the user, which a login without a browser cannot follow.' };
     if (outcome.changes && attempt.decisions) attempt.decisions.tokenChanges = outcome.changes;
+    // api.multifactor.enable: a sign-in without a second factor yet stops for one (the MFA grants run the stages
+    // again with `mfa` in amr). A refresh continues a sign-in that had its factors: it is not asked again.
+    if (outcome.multifactor && !attempt.amr.includes('mfa') && attempt.path !== 'refresh-token-grant') {
+      if (attempt.decisions) attempt.decisions.multiFactor = { reasons: [...(attempt.decisions.multiFactor?.reasons ?? []), 'action'] };
+      return { reason: 'mfa-required' };
+    }
   };
 
   return {

@@ -24,7 +24,7 @@ export const OAUTH_ERRORS = {
   invalid_grant: {
     statuses: [400, 403],
     when:
-      'the grant presented (code, refresh token) is invalid, expired, for another client or was used already (a replayed code or refresh token also revokes its whole grant); 403 `Wrong email or password.` on the password grants, and 403 for a wrong one-time code at `/oauth/token` and `/passwordless/verify` (see `access_denied`)',
+      '`Malformed mfa_token` (403: unknown, used, or issued to another application), `Invalid otp_code.`, `Invalid binding_code.`, `Invalid recovery_code.` (403, the MFA grants); the grant presented (code, refresh token) is invalid, expired, for another client or was used already (a replayed code or refresh token also revokes its whole grant); 403 `Wrong email or password.` on the password grants, and 403 for a wrong one-time code at `/oauth/token` and `/passwordless/verify` (see `access_denied`)',
   },
   unauthorized: { statuses: [401], when: '`user is blocked` (password grants)' },
   invalid_token: {
@@ -44,6 +44,15 @@ export const OAUTH_ERRORS = {
     when:
       'no audience, an unknown API (`Service not found: <audience>`), or no client grant for the API; an upstream identity provider or SAML response that refused or could not be checked (at the redirect URI); passwordless: `/passwordless/start` or a first login on a connection with `disable_signup`, a wrong one-time code at `/co/authenticate` or in a magic link (`Wrong email or verification code.` / `Wrong phone number or verification code.`), or after three wrong guesses `You\'ve reached the maximum number of attempts. Please try to login again.` (`/oauth/token` and `/passwordless/verify` answer these two as `invalid_grant` 403)',
   },
+  mfa_required: {
+    statuses: [403],
+    when: 'password and password-realm grants (and the passwordless one-time code grant) when a second factor is required (the MFA policy `all-applications`, `acr_values` asking for `http://schemas.openid.net/pape/policies/2007/06/multi-factor`, or a post-login Action calling `api.multifactor.enable`): `Multifactor authentication required`, with an `mfa_token` (10 minutes, bound to the application and the user) for `/mfa/*` and the MFA grants',
+  },
+  expired_token: { statuses: [401], when: '`mfa_token is expired` (`/mfa/*` and the MFA grants, past the token\'s 10 minutes)' },
+  unsupported_challenge_type: {
+    statuses: [400],
+    when: '`/mfa/challenge`: `User is not enrolled.` (no confirmed authenticator: associate one first), or no authenticator of the asked type',
+  },
   invalid_scope: { statuses: [400], when: 'none of the requested scopes is granted to the client' },
   unsupported_grant_type: { statuses: [400], when: 'the grant type is unknown' },
   unsupported_credential_type: { statuses: [400], when: '`/co/authenticate`: a `credential_type` other than password-realm or passwordless OTP' },
@@ -58,7 +67,7 @@ export const OAUTH_ERRORS = {
   too_many_attempts: {
     statuses: [429],
     when:
-      'password logins (`/co/authenticate`, password grants): `max_attempts` consecutive failures blocked this account from this address (brute-force protection; lifted by the e-mailed link, `DELETE /api/v2/user-blocks/...` or after 24 hours), or many failures across accounts throttle this address (suspicious-IP throttling)',
+      'five wrong second-factor codes for one `mfa_token` (the token is spent: log in again; the wrong codes count toward brute-force protection too); password logins (`/co/authenticate`, password grants): `max_attempts` consecutive failures blocked this account from this address (brute-force protection; lifted by the e-mailed link, `DELETE /api/v2/user-blocks/...` or after 24 hours), or many failures across accounts throttle this address (suspicious-IP throttling)',
   },
   password_leaked: {
     statuses: [401],

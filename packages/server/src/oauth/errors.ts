@@ -11,6 +11,8 @@ export class OAuthError extends Error {
     readonly description: string,
     readonly status: number,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** Fields the platform answers beside `error` and `error_description` (e.g. `mfa_token`). */
+    readonly extra: Readonly<Record<string, string>> = {},
   ) {
     super(description);
   }
@@ -121,5 +123,47 @@ export class ConsentRequired extends OAuthError {
 export class UnsupportedTokenType extends OAuthError {
   constructor(description: string) {
     super('unsupported_token_type', description, 400);
+  }
+}
+
+/** The platform's answer to a password (or one-time code) login that needs a second factor: go on with `mfa_token`. */
+export class MfaRequired extends OAuthError {
+  constructor(mfaToken: string) {
+    super('mfa_required', 'Multifactor authentication required', 403, {}, { mfa_token: mfaToken });
+  }
+}
+
+/** An `mfa_token` past its ten minutes. */
+export class ExpiredMfaToken extends OAuthError {
+  constructor() {
+    super('expired_token', 'mfa_token is expired', 401);
+  }
+}
+
+/** An `mfa_token` that is not one of ours, was used up, or was issued to another application. */
+export class MalformedMfaToken extends OAuthError {
+  constructor() {
+    super('invalid_grant', 'Malformed mfa_token', 403);
+  }
+}
+
+/** A challenge the user has no authenticator for (`/mfa/challenge`), or no authenticator at all. */
+export class UnsupportedChallengeType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_challenge_type', description, 400);
+  }
+}
+
+/** Too many wrong second-factor codes for one mfa_token. */
+export class TooManyMfaAttempts extends OAuthError {
+  constructor() {
+    super('too_many_attempts', 'Too many failed attempts: log in again.', 429);
+  }
+}
+
+/** A wrong second-factor code at the MFA grants: `invalid_grant` with 403, as the platform answers it. */
+export class WrongMfaCode extends OAuthError {
+  constructor(description: 'Invalid otp_code.' | 'Invalid binding_code.' | 'Invalid oob_code.' | 'Invalid recovery_code.') {
+    super('invalid_grant', description, 403);
   }
 }

@@ -1,3 +1,4 @@
+import { NO_HOSTED_MFA } from './sign-in-pipeline.js';
 import type { RequestOrigin } from '../services/events/event.js';
 import type { EventRecorder } from '../services/events/recorder.js';
 import { originFields } from '../services/events/event.js';
@@ -44,7 +45,8 @@ export interface PostLoginResume {
 }
 
 export type PostLoginResult =
-  | { kind: 'continue'; changes?: TokenChanges | undefined }
+  /** `multifactor`: an action called `api.multifactor.enable` (the sign-in must have a second factor). */
+  | { kind: 'continue'; changes?: TokenChanges | undefined; multifactor?: boolean }
   | { kind: 'denied'; description: string }
   | { kind: 'failed'; description: string }
   /** An action sends the user to `url` (its query and `state` added); `/continue` resumes at `resume`. */
@@ -97,6 +99,8 @@ class PostLoginChanges {
   userMetadata: Record<string, unknown> | undefined;
   denial: string | undefined;
   redirect: { url: string } | undefined;
+  /** `api.multifactor.enable(provider)` was called. */
+  multifactor = false;
 
   constructor(earlier?: TokenChanges) {
     this.tokens = earlier ? structuredClone(earlier) : {};
@@ -159,8 +163,17 @@ class PostLoginChanges {
           this.redirect = { url: url.href };
           break;
         }
+        case 'multifactor.enable':
+          // The token endpoint answers mfa_required (action-triggers.ts); a browser sign-in has no hosted challenge
+          // yet, and is refused rather than let through without the factor an action asked for.
+          if (interactive) {
+            this.denial = NO_HOSTED_MFA;
+            return 'stop';
+          }
+          this.multifactor = true;
+          break;
         default:
-          // multifactor.enable belongs to the multi-factor issue; other commands are not post-login's.
+          // Other commands are not post-login's.
           break;
       }
     }
@@ -307,7 +320,7 @@ export function postLoginActions(deps: PostLoginActionsDeps) {
         logRefusal(input, description, run);
         return { kind: 'failed', description };
       }
-      return { kind: 'continue', changes: tokens };
+      return changes.multifactor ? { kind: 'continue', changes: tokens, multifactor: true } : { kind: 'continue', changes: tokens };
     },
   };
 }

@@ -16,7 +16,12 @@ import type { TokenChanges } from './action-claims.js';
  * - `account-checks`: the account may sign in (it exists and is not blocked). Brute-force protection and
  *   breached-password detection are part of verifying a password (they need the password and are serialised
  *   with it), so they run before the pipeline, in services/database-login.ts.
- * - `multi-factor`: passes through until the multi-factor issue fills it.
+ * - `multi-factor`: whether a second factor is required (oauth/mfa/requirement.ts: the tenant's policy, or
+ *   `acr_values` asking for it). The token endpoint's sign-ins are refused with `mfa-required` (the path answers
+ *   the platform's `mfa_required` with an mfa_token, and the MFA grants run the stages again with `mfa` in `amr`);
+ *   a browser sign-in records the need in `decisions.multiFactor` and, until the hosted pages offer a challenge,
+ *   is denied rather than let through. A post-login Action's `api.multifactor.enable` requires it too (refused
+ *   in the `post-login-actions` stage the same way).
  * - `post-login-actions`: the tenant's post-login Actions (oauth/post-login-actions.ts). The token endpoint's
  *   sign-ins run them here; a browser sign-in runs them where its authorization is answered, after the screens
  *   that may come first (consent, the organization), and only then gets its code (`decisions.postLoginPending`).
@@ -88,7 +93,15 @@ export const PATH_STAGES: Readonly<Record<SignInPath, readonly SignInStage[]>> =
 };
 
 /** Why a stage turned a sign-in down. */
-export type SignInRefusal = { reason: 'blocked' } | { reason: 'denied'; description: string } | { reason: 'action-failed'; description: string };
+export type SignInRefusal =
+  | { reason: 'blocked' }
+  | { reason: 'denied'; description: string }
+  | { reason: 'action-failed'; description: string }
+  /** A second factor is required and `amr` has none: the token endpoint answers `mfa_required`. */
+  | { reason: 'mfa-required' };
+
+/** Until the hosted pages have a multi-factor challenge, a browser sign-in that needs one is refused with this. */
+export const NO_HOSTED_MFA = 'multi-factor authentication is required but the hosted pages do not offer it yet';
 
 /** A user whose credentials were verified, on their way through the stages. */
 export interface SignInAttempt {
@@ -98,6 +111,8 @@ export interface SignInAttempt {
   /** The connection that verified the credentials; undefined on a refresh (its chain does not record it). */
   connection: string | undefined;
   amr: readonly string[];
+  /** `acr_values` of the request, where the path has them (the multi-factor stage reads them). */
+  acrValues?: string | undefined;
   /** The account as the credential check left it, when it read it (saves the account check a read, the log a name). */
   account?: { blocked?: boolean | undefined; email?: string | undefined; username?: string | undefined } | undefined;
   /** Where the request came from (the `event-recorded` stage logs it). */
@@ -128,6 +143,8 @@ export interface SignInDecisions {
    * `completeAuthorization`, after the consent and organization screens): the session starts, the code waits.
    */
   postLoginPending?: boolean;
+  /** A second factor is required, and why (`policy`, `acr_values`, `action`). */
+  multiFactor?: { reasons: string[] };
 }
 
 /** A check of one stage: resolves to a refusal to turn the sign-in down, or to nothing to let it go on. */
@@ -141,7 +158,11 @@ export interface SignInPipelineDeps {
 /** The OAuth answer to a refusal: `blocked` keeps the path's own wording, a denial is `access_denied`. */
 export function oauthRefusal(blocked: () => OAuthError = () => new BlockedUser()) {
   return (refusal: SignInRefusal): OAuthError =>
-    refusal.reason === 'blocked' ? blocked() : refusal.reason === 'action-failed' ? new ActionFailed(refusal.description) : new AccessDenied(refusal.description);
+    refusal.reason === 'blocked'
+      ? blocked()
+      : refusal.reason === 'action-failed'
+        ? new ActionFailed(refusal.description)
+        : new AccessDenied(refusal.reason === 'mfa-required' ? NO_HOSTED_MFA : refusal.description);
 }
 
 export function signInPipeline(deps: SignInPipelineDeps) {

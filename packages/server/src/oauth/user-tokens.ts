@@ -42,6 +42,8 @@ export interface UserGrant {
   user?: UserProfile | undefined;
   /** Custom claims and scopes from the sign-in's post-login Actions. */
   actionChanges?: TokenChanges | undefined;
+  /** How the user authenticated; the ID token shows it (`amr`) once a second factor is among it. */
+  amr?: readonly string[] | undefined;
 }
 
 /** A user's stored profile as ID tokens and `/userinfo` read it. */
@@ -191,6 +193,7 @@ export function userTokens(deps: UserTokensDeps) {
         if (grant.sid) claims.sid = grant.sid;
         if (grant.nonce) claims.nonce = grant.nonce;
         if (organizationClaims) Object.assign(claims, organizationClaims);
+        if (grant.amr?.includes('mfa')) claims.amr = [...grant.amr];
         if (grant.actionChanges?.idToken) addCustomClaims(claims, grant.actionChanges.idToken);
         if (result.access_token) claims.at_hash = halfHash(result.access_token);
         if (options.code) claims.c_hash = halfHash(options.code);

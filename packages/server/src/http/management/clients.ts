@@ -25,6 +25,9 @@ const GRANT_TYPES = [
   'password',
   'http://auth0.com/oauth/grant-type/password-realm',
   'http://auth0.com/oauth/grant-type/passwordless/otp',
+  'http://auth0.com/oauth/grant-type/mfa-otp',
+  'http://auth0.com/oauth/grant-type/mfa-oob',
+  'http://auth0.com/oauth/grant-type/mfa-recovery-code',
   'urn:ietf:params:oauth:grant-type:device_code',
 ];
 

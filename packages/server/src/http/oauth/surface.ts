@@ -38,7 +38,7 @@ export function oauthSurface(app: FastifyInstance) {
       // Blocked and throttled logins (too_many_attempts) are held back like rate-limited requests: an attacker who
       // is refused at once would only come back at once.
       if (error.status === 429) await tarpit();
-      return reply.code(error.status).headers(error.headers).send(oauthErrorBody(error.error, error.description));
+      return reply.code(error.status).headers(error.headers).send({ ...oauthErrorBody(error.error, error.description), ...error.extra });
     }
     if (error.validation) {
       return reply.code(400).send(oauthErrorBody('invalid_request', error.message));

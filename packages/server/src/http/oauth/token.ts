@@ -26,9 +26,10 @@ const TokenResponse = Type.Object({
   scope: Type.Optional(Type.String()),
   id_token: Type.Optional(Type.String()),
   refresh_token: Type.Optional(Type.String()),
+  recovery_code: Type.Optional(Type.String({ description: 'The MFA recovery-code grant: the user\u2019s next recovery code.' })),
 });
 
-const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String() });
+const OAuthErrorBody = Type.Object({ error: Type.String(), error_description: Type.String(), mfa_token: Type.Optional(Type.String({ description: 'mfa_required: the token for /mfa/* and the MFA grants.' })) });
 
 export function tokenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {

@@ -9,6 +9,10 @@ import type { SignInPipeline } from '../sign-in-pipeline.js';
 import type { CredentialsExchangeActions } from '../credentials-exchange-actions.js';
 import type { TokenIssuer } from '../tokens.js';
 import type { UserTokens } from '../user-tokens.js';
+import type { Authenticators } from '../../services/mfa/authenticators.js';
+import type { LoginProtection } from '../../services/login-protection.js';
+import type { MfaApi } from '../mfa/mfa-api.js';
+import type { MfaTokens } from '../mfa/mfa-tokens.js';
 
 /** What a grant sees: its declared parameters (others are dropped), the authenticated client, and services. */
 export interface GrantContext {
@@ -46,6 +50,8 @@ export interface UserGrantServices {
   events: EventRecorder;
   /** Key of the hashes that codes and refresh tokens are stored under. */
   handleKey: Buffer;
+  /** Multi-factor authentication: the tokens of sign-ins waiting for a second factor, the checks of the MFA grants. */
+  mfa: { tokens: MfaTokens; api: MfaApi; authenticators: Authenticators; protection: LoginProtection };
   now: () => Date;
 }
 
@@ -56,6 +62,8 @@ export interface TokenResponse {
   scope?: string;
   id_token?: string;
   refresh_token?: string;
+  /** The MFA recovery-code grant: the user's next recovery code. */
+  recovery_code?: string;
 }
 
 export interface Grant {

@@ -1,6 +1,7 @@
 import type { DatabaseLoginResult } from '../../services/database-login.js';
 import { randomId } from '../../crypto/random.js';
-import { AccountBlockedAttempts, BlockedUser, InvalidRequest, PasswordLeaked, SuspiciousIp, UnauthorizedClient, WrongCredentials } from '../errors.js';
+import { originFields } from '../../services/events/event.js';
+import { AccountBlockedAttempts, MfaRequired, BlockedUser, InvalidRequest, PasswordLeaked, SuspiciousIp, UnauthorizedClient, WrongCredentials } from '../errors.js';
 import { splitScope } from '../scopes.js';
 import { oauthRefusal, type SignInAttempt } from '../sign-in-pipeline.js';
 import type { Grant, GrantContext } from './grant.js';
@@ -48,7 +49,30 @@ export function freshLoginTokens(
   { params, client, users, origin }: Pick<GrantContext, 'params' | 'client' | 'users' | 'origin'>,
   signedIn: Omit<SignInAttempt, 'clientId' | 'refuse' | 'origin'>,
 ) {
-  const attempt: SignInAttempt = { ...signedIn, clientId: client.clientId, refuse: oauthRefusal(), origin, audience: params.audience, scope: params.scope };
+  const attempt: SignInAttempt = {
+    ...signedIn,
+    clientId: client.clientId,
+    origin,
+    audience: params.audience,
+    scope: params.scope,
+    acrValues: params.acr_values,
+    // A second factor is required: the sign-in waits for it under an mfa_token (the platform's `mfa_required`).
+    refuse: async (refusal) => {
+      if (refusal.reason !== 'mfa-required') return oauthRefusal()(refusal);
+      const token = await users.mfa.tokens.issue({
+        clientId: client.clientId,
+        userId: signedIn.userId,
+        path: signedIn.path,
+        connection: signedIn.connection ?? null,
+        amr: [...signedIn.amr],
+        scope: params.scope ?? null,
+        audience: params.audience ?? null,
+        identifier: params.username ?? signedIn.userId,
+      });
+      users.events.record({ type: 'mfar', user_id: signedIn.userId, client_id: client.clientId, ...originFields(origin), details: { reasons: attempt.decisions?.multiFactor?.reasons ?? ['action'] } });
+      return new MfaRequired(token);
+    },
+  };
   return users.signIn.run(attempt, () => users.userTokens.tokenResponse({
     clientId: client.clientId,
     client: client.data,
@@ -66,7 +90,7 @@ export function freshLoginTokens(
 /** The platform's extension grant: resource-owner password against a named database connection (`realm`). */
 export const passwordRealmGrant: Grant = {
   grantType: PASSWORD_REALM_GRANT,
-  parameters: ['username', 'password', 'realm', 'scope', 'audience'],
+  parameters: ['username', 'password', 'realm', 'scope', 'audience', 'acr_values'],
   events: { failed: 'fepft' },
   handle: (context) => passwordLogin(PASSWORD_REALM_GRANT, context.params.realm, context),
 };
@@ -78,7 +102,7 @@ export const passwordRealmGrant: Grant = {
  */
 export const passwordGrant: Grant = {
   grantType: 'password',
-  parameters: ['username', 'password', 'scope', 'audience'],
+  parameters: ['username', 'password', 'scope', 'audience', 'acr_values'],
   events: { failed: 'fepft' },
   async handle(context) {
     if (!context.client.data.grant_types.includes('password')) throw new UnauthorizedClient(`Grant type 'password' not allowed for the client.`);
