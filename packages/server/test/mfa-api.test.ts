@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleId } from '../src/crypto/handles.js';
+import { CookieClient, inputValue } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
@@ -159,6 +160,33 @@ describe.each(DIALECTS)('MFA API and grants (%s)', (dialect) => {
     expect(decodeJwt(String(mailed.json.id_token)).amr).toEqual(expect.arrayContaining(['mfa', 'email']));
   });
 
+  it('removes an authenticator still being enrolled with the mfa_token, never a confirmed one', async () => {
+    const username = await newUser('remove');
+    const token = await mfaToken(username);
+    const remove = (id: string) => fetch(`${server.url}/mfa/authenticators/${encodeURIComponent(id)}`, { method: 'DELETE', headers: bearer(token) });
+    const first = await post('/mfa/associate', { authenticator_types: ['otp'] }, bearer(token));
+    expect((await remove(String(first.json.id))).status).toBe(204);
+    // Associating again replaces an unfinished enrollment; the one finished is confirmed and stays.
+    const second = await post('/mfa/associate', { authenticator_types: ['otp'] }, bearer(token));
+    expect((await grant(MFA_OTP, { mfa_token: token, otp: totp(String(second.json.secret)) })).status).toBe(200);
+    const later = await mfaToken(username);
+    const refused = await fetch(`${server.url}/mfa/authenticators/${encodeURIComponent(String(second.json.id))}`, { method: 'DELETE', headers: bearer(later) });
+    expect([refused.status, await refused.json()]).toEqual([403, { error: 'access_denied', error_description: 'An mfa_token can only remove an authenticator that is not yet confirmed.' }]);
+    const listed = (await (await fetch(`${server.url}/mfa/authenticators`, { headers: bearer(later) })).json()) as { authenticator_type: string; active: boolean }[];
+    expect(listed.filter((item) => item.authenticator_type === 'otp')).toEqual([{ id: second.json.id, authenticator_type: 'otp', active: true }]);
+  });
+
+  it('accepts a TOTP code once when two requests bring it at the same moment', async () => {
+    const username = await newUser('race');
+    const first = await mfaToken(username);
+    const secret = String((await post('/mfa/associate', { authenticator_types: ['otp'] }, bearer(first))).json.secret);
+    expect((await grant(MFA_OTP, { mfa_token: first, otp: totp(secret, Date.now() - 30_000) })).status).toBe(200);
+    const [one, two] = [await mfaToken(username), await mfaToken(username)];
+    const code = totp(secret);
+    const answers = await Promise.all([grant(MFA_OTP, { mfa_token: one, otp: code }), grant(MFA_OTP, { mfa_token: two, otp: code })]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 403]);
+  });
+
   it('gives up an mfa_token after five wrong codes, and counts them toward brute-force protection', async () => {
     const username = await newUser('brute');
     const token = await mfaToken(username);
@@ -231,5 +259,18 @@ describe.each(DIALECTS)('MFA API and grants (%s)', (dialect) => {
     } finally {
       await api('PUT', '/guardian/policies', ['all-applications']);
     }
+  });
+
+  it('refuses a browser login that needs a second factor with access_denied, since the hosted pages do not offer one yet', async () => {
+    const browser = new CookieClient(server.url);
+    const start = await browser.get(`/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid', state: 'st' }).toString()}`);
+    const loginPage = new URL(start.headers.get('location') ?? '', server.url);
+    const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
+    const answer = await browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', username: fx.user.email, password: fx.user.password });
+    const location = new URL(answer.headers.get('location') ?? '', server.url);
+    expect(`${location.origin}${location.pathname}`).toBe(fx.web.callback);
+    expect(location.searchParams.get('error')).toBe('access_denied');
+    expect(location.searchParams.get('error_description')).toBe('multi-factor authentication is required but the hosted pages do not offer it yet');
+    expect(location.searchParams.get('code')).toBeNull();
   });
 });
