@@ -262,15 +262,27 @@ describe.each(DIALECTS)('MFA API and grants (%s)', (dialect) => {
   });
 
   it('refuses a browser login that needs a second factor with access_denied, since the hosted pages do not offer one yet', async () => {
-    const browser = new CookieClient(server.url);
-    const start = await browser.get(`/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid', state: 'st' }).toString()}`);
-    const loginPage = new URL(start.headers.get('location') ?? '', server.url);
-    const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
-    const answer = await browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', username: fx.user.email, password: fx.user.password });
-    const location = new URL(answer.headers.get('location') ?? '', server.url);
-    expect(`${location.origin}${location.pathname}`).toBe(fx.web.callback);
-    expect(location.searchParams.get('error')).toBe('access_denied');
-    expect(location.searchParams.get('error_description')).toBe('multi-factor authentication is required but the hosted pages do not offer it yet');
-    expect(location.searchParams.get('code')).toBeNull();
+    async function browserLogin(extra: Record<string, string> = {}): Promise<URL> {
+      const browser = new CookieClient(server.url);
+      const start = await browser.get(`/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid', state: 'st', ...extra }).toString()}`);
+      const loginPage = new URL(start.headers.get('location') ?? '', server.url);
+      const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
+      const answer = await browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', username: fx.user.email, password: fx.user.password });
+      const location = new URL(answer.headers.get('location') ?? '', server.url);
+      expect(`${location.origin}${location.pathname}`).toBe(fx.web.callback);
+      return location;
+    }
+    const refusedByPolicy = await browserLogin();
+    expect(refusedByPolicy.searchParams.get('error')).toBe('access_denied');
+    expect(refusedByPolicy.searchParams.get('error_description')).toBe('multi-factor authentication is required but the hosted pages do not offer it yet');
+    expect(refusedByPolicy.searchParams.get('code')).toBeNull();
+    expect((await api('PUT', '/guardian/policies', [])).status).toBe(200);
+    try {
+      expect((await browserLogin()).searchParams.get('code')).toEqual(expect.any(String));
+      const refusedByAcr = await browserLogin({ acr_values: MFA_ACR });
+      expect([refusedByAcr.searchParams.get('error'), refusedByAcr.searchParams.get('code')]).toEqual(['access_denied', null]);
+    } finally {
+      await api('PUT', '/guardian/policies', ['all-applications']);
+    }
   });
 });

@@ -31,6 +31,7 @@ export const AuthorizeParams = Type.Object(
     login_ticket: text('From /co/authenticate: completes a cross-origin login without a page.'),
     screen_hint: text('signup shows the signup page first.'),
     ui_locales: text('Preferred page languages.'),
+    acr_values: text('http://schemas.openid.net/pape/policies/2007/06/multi-factor asks for a second factor.'),
     connection: text('Log in with this connection.'),
     code_challenge: text('PKCE challenge (S256).'),
     code_challenge_method: text('S256; plain is refused.'),

@@ -148,6 +148,7 @@ export async function checkRequest(raw: RawParams, target: TrustedTarget, config
     ...optional('loginHint', single(raw, 'login_hint')),
     ...optional('screenHint', single(raw, 'screen_hint')),
     ...optional('uiLocales', single(raw, 'ui_locales')),
+    ...optional('acrValues', single(raw, 'acr_values')),
     ...optional('connection', single(raw, 'connection')),
     ...optional('organization', single(raw, 'organization')),
     ...optional('invitation', single(raw, 'invitation')),

@@ -221,8 +221,10 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
 }
 
 /** The API and scopes an authorization request asks for, as a sign-in logs them. */
-export function requested(request: Pick<AuthorizeRequest, 'audience' | 'scopes'>): { audience?: string; scope: string } {
-  return request.audience !== undefined ? { audience: request.audience, scope: request.scopes.join(' ') } : { scope: request.scopes.join(' ') };
+export function requested(request: Pick<AuthorizeRequest, 'audience' | 'scopes' | 'acrValues'>): { audience?: string; scope: string; acrValues?: string } {
+  const asked = request.audience !== undefined ? { audience: request.audience, scope: request.scopes.join(' ') } : { scope: request.scopes.join(' ') };
+  // The multi-factor stage reads acr_values (oauth/mfa/requirement.ts).
+  return request.acrValues !== undefined ? { ...asked, acrValues: request.acrValues } : asked;
 }
 
 /** What a browser sign-in answers a refused account with: the application gets `access_denied`. */

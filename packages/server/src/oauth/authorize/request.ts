@@ -14,6 +14,8 @@ export interface AuthorizeRequest {
   loginHint?: string;
   screenHint?: string;
   uiLocales?: string;
+  /** e.g. `http://schemas.openid.net/pape/policies/2007/06/multi-factor`: the login needs a second factor. */
+  acrValues?: string;
   connection?: string;
   /** The organization to log in to: as the request names it (an id or a name) until checked, then its id. */
   organization?: string;

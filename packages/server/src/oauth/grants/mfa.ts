@@ -69,7 +69,7 @@ const originOf = (context: GrantContext) => ({ ip: context.origin.ip, userAgent:
 export const mfaOtpGrant: Grant = {
   grantType: MFA_OTP_GRANT,
   parameters: ['mfa_token', 'otp'],
-  events: { failed: 'fepft' },
+  events: { failed: 'feotpft' },
   handle: (context) =>
     finishWithSecondFactor(MFA_OTP_GRANT, context, async (read) => {
       if (!context.params.otp) throw new InvalidRequest('Missing required parameter: otp');
@@ -83,7 +83,7 @@ export const mfaOtpGrant: Grant = {
 export const mfaOobGrant: Grant = {
   grantType: MFA_OOB_GRANT,
   parameters: ['mfa_token', 'oob_code', 'binding_code'],
-  events: { failed: 'fepft' },
+  events: { failed: 'feoobft' },
   handle: (context) =>
     finishWithSecondFactor(MFA_OOB_GRANT, context, async (read) => {
       if (!context.params.oob_code) throw new InvalidRequest('Missing required parameter: oob_code');
@@ -98,7 +98,7 @@ export const mfaOobGrant: Grant = {
 export const mfaRecoveryCodeGrant: Grant = {
   grantType: MFA_RECOVERY_CODE_GRANT,
   parameters: ['mfa_token', 'recovery_code'],
-  events: { failed: 'fepft' },
+  events: { failed: 'fercft' },
   handle: (context) =>
     finishWithSecondFactor(MFA_RECOVERY_CODE_GRANT, context, async (read) => {
       if (!context.params.recovery_code) throw new InvalidRequest('Missing required parameter: recovery_code');

@@ -70,7 +70,8 @@ export function freshLoginTokens(
         identifier: params.username ?? signedIn.userId,
       });
       users.events.record({ type: 'mfar', user_id: signedIn.userId, client_id: client.clientId, ...originFields(origin), details: { reasons: attempt.decisions?.multiFactor?.reasons ?? ['action'] } });
-      return new MfaRequired(token);
+      // Logged as `mfar` just above, not as a failed exchange.
+      return recordedAlready(new MfaRequired(token));
     },
   };
   return users.signIn.run(attempt, () => users.userTokens.tokenResponse({

@@ -134,6 +134,9 @@ export const LOG_EVENT_TYPES = {
   api_limit: { name: 'Rate Limit on API', description: 'The rate limit of the API was reached', category: 'system.notification' },
   sapi: { name: 'Success API Operation', description: 'Management API operation', category: 'management.success' },
   fapi: { name: 'Failed API Operation', description: 'Management API operation failed', category: 'management.fail' },
+  feotpft: { name: 'Failed Exchange', description: 'MFA OTP for Access Token', category: 'auth.token_exchange.fail' },
+  feoobft: { name: 'Failed Exchange', description: 'MFA OOB for Access Token', category: 'auth.token_exchange.fail' },
+  fercft: { name: 'Failed Exchange', description: 'MFA Recovery Code for Access Token', category: 'auth.token_exchange.fail' },
   // Multi-factor authentication (the platform's Guardian codes).
   mfar: { name: 'MFA Required', description: 'Multi-factor authentication is required', category: 'auth.login.notification' },
   gd_start_enroll: { name: 'MFA Enroll started', description: 'Multi-factor enrollment started', category: 'user.notification' },
@@ -150,7 +153,6 @@ export const LOG_EVENT_TYPES = {
   gd_send_email: { name: 'Email Sent', description: 'A multi-factor code was sent by e-mail', category: 'user.notification' },
   gd_send_sms_failure: { name: 'SMS sent failures', description: 'A multi-factor code could not be sent', category: 'system.notification' },
   gd_enrollment_ticket: { name: 'Enrollment ticket created', description: 'A multi-factor enrollment ticket was created', category: 'user.notification' },
-  gd_tenant_update: { name: 'Guardian tenant update', description: 'The multi-factor configuration changed', category: 'management.success' },
 } as const satisfies Record<string, LogEventTypeInfo>;
 
 export type LogEventType = keyof typeof LOG_EVENT_TYPES;
