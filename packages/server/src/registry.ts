@@ -44,7 +44,7 @@ import { guardianSettings, type GuardianSettingsService } from './services/mfa/g
 import { authenticators, type Authenticators } from './services/mfa/authenticators.js';
 import { mfaTokens } from './oauth/mfa/mfa-tokens.js';
 import { mfaApi } from './oauth/mfa/mfa-api.js';
-import { multiFactorRequirement } from './oauth/mfa/requirement.js';
+import { mfaReasons, multiFactorRequirement } from './oauth/mfa/requirement.js';
 import { breachedPasswords, type BreachedPasswords } from './services/breached-passwords.js';
 import { loginProtection, type LoginProtection } from './services/login-protection.js';
 import type { Delivery } from './services/delivery/channels.js';
@@ -300,6 +300,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       }),
       authenticators: mfa.authenticators,
       protection,
+      required: async (amr: readonly string[], acrValues: string | undefined) => (await mfaReasons(mfa.settings, amr, acrValues)).length > 0,
     };
     signIn.use('organization-membership', organizations.membershipStage);
     signIn.use('post-login-actions', actionTriggers.signInStage);

@@ -262,8 +262,7 @@ describe.each(DIALECTS)('MFA API and grants (%s)', (dialect) => {
   });
 
   it('refuses a browser login that needs a second factor with access_denied, since the hosted pages do not offer one yet', async () => {
-    async function browserLogin(extra: Record<string, string> = {}): Promise<URL> {
-      const browser = new CookieClient(server.url);
+    async function browserLogin(extra: Record<string, string> = {}, browser = new CookieClient(server.url)): Promise<URL> {
       const start = await browser.get(`/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid', state: 'st', ...extra }).toString()}`);
       const loginPage = new URL(start.headers.get('location') ?? '', server.url);
       const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
@@ -278,9 +277,20 @@ describe.each(DIALECTS)('MFA API and grants (%s)', (dialect) => {
     expect(refusedByPolicy.searchParams.get('code')).toBeNull();
     expect((await api('PUT', '/guardian/policies', [])).status).toBe(200);
     try {
-      expect((await browserLogin()).searchParams.get('code')).toEqual(expect.any(String));
+      const browser = new CookieClient(server.url);
+      expect((await browserLogin({}, browser)).searchParams.get('code')).toEqual(expect.any(String));
       const refusedByAcr = await browserLogin({ acr_values: MFA_ACR });
       expect([refusedByAcr.searchParams.get('error'), refusedByAcr.searchParams.get('code')]).toEqual(['access_denied', null]);
+      // The SSO session of a login without a second factor does not serve one that needs it.
+      const silently = async (extra: Record<string, string>) => {
+        const answer = await browser.get(`/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid', prompt: 'none', ...extra }).toString()}`);
+        return new URL(answer.headers.get('location') ?? '', server.url).searchParams;
+      };
+      expect((await silently({})).get('code')).toEqual(expect.any(String));
+      const needsMfa = await silently({ acr_values: MFA_ACR });
+      expect([needsMfa.get('error'), needsMfa.get('error_description')]).toEqual(['interaction_required', 'Multifactor authentication required']);
+      await api('PUT', '/guardian/policies', ['all-applications']);
+      expect((await silently({})).get('error')).toBe('interaction_required');
     } finally {
       await api('PUT', '/guardian/policies', ['all-applications']);
     }

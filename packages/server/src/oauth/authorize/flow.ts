@@ -3,7 +3,7 @@ import { originFields, type RequestOrigin } from '../../services/events/event.js
 import type { Session, Sessions } from '../../services/sessions.js';
 import type { Storage } from '../../storage/storage.js';
 import type { CachedClient, OAuthConfig } from '../../services/config-cache.js';
-import { AccessDenied, ActionFailed, ConsentRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
+import { AccessDenied, ActionFailed, ConsentRequired, InteractionRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
 import type { TokenChanges } from '../action-claims.js';
 import type { LoginTickets } from '../login-tickets.js';
 import type { UserGrantServices } from '../grants/grant.js';
@@ -366,7 +366,10 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
     if (federated && deps.upstream.silentLoginImpossible(federated) && silent) throw silentAuthFailed(new LoginRequired(), request, undefined, browser.origin, deps);
     if (request.loginTicket !== undefined) return await ticketLogin(request, target, browser, deps);
     const session = await deps.sessions.find(browser.sessionHandle);
-    if (await sessionServes(session, request, deps)) {
+    // An SSO session started without a second factor does not serve a login that needs one (the policy, acr_values).
+    const serves = await sessionServes(session, request, deps);
+    const needsMfa = serves && session !== undefined && (await deps.users.mfa.required(session.data.amr ?? [], request.acrValues));
+    if (serves && !needsMfa) {
       const served = session as Session;
       // Without a page, the organization cannot be chosen.
       if (silent && deps.organizations.pickerNeeded(request, target.client)) {
@@ -380,7 +383,7 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
       if (silent) silentAuthSucceeded(request, session as Session, browser.origin, deps);
       return { kind: 'answer', answer };
     }
-    if (silent) throw silentAuthFailed(new LoginRequired(), request, session, browser.origin, deps);
+    if (silent) throw silentAuthFailed(needsMfa ? new InteractionRequired('Multifactor authentication required') : new LoginRequired(), request, session, browser.origin, deps);
     const { handle, transaction } = await deps.transactions.create(request);
     if (federated) return { kind: 'upstream', handle, transaction, answer: await deps.upstream.begin(handle, transaction, federated) };
     return { kind: 'login', handle, transaction };

@@ -51,7 +51,14 @@ export interface UserGrantServices {
   /** Key of the hashes that codes and refresh tokens are stored under. */
   handleKey: Buffer;
   /** Multi-factor authentication: the tokens of sign-ins waiting for a second factor, the checks of the MFA grants. */
-  mfa: { tokens: MfaTokens; api: MfaApi; authenticators: Authenticators; protection: LoginProtection };
+  mfa: {
+    tokens: MfaTokens;
+    api: MfaApi;
+    authenticators: Authenticators;
+    protection: LoginProtection;
+    /** Whether a sign-in with this `amr` (and these `acr_values`) still needs a second factor. */
+    required(amr: readonly string[], acrValues: string | undefined): Promise<boolean>;
+  };
   now: () => Date;
 }
 
