@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { hmacSha256 } from '../../crypto/deployment-secret.js';
 import { safeEqual } from '../../crypto/handles.js';
-import { randomId } from '../../crypto/random.js';
+import { randomId, secureRandomBytes } from '../../crypto/random.js';
 import { open, seal } from '../../crypto/secret-box.js';
 import type { AuthenticatorRecord, AuthenticatorType } from '../../storage/repositories/authenticators.js';
 import type { Storage } from '../../storage/storage.js';
@@ -43,9 +43,16 @@ export const publicId = (record: Pick<AuthenticatorRecord, 'type' | 'id'>) => `$
 /** The stored id of any of the forms it is shown in (`dev_…`, `totp|dev_…`, `phone|dev_…`). */
 export const storedId = (id: string) => id.slice(id.lastIndexOf('|') + 1);
 
-/** A recovery code as the platform shows it: 24 characters, upper-case letters and digits. */
+const RECOVERY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** A recovery code as the platform shows it: 24 characters, upper-case letters and digits (each equally likely). */
 function newRecoveryCode(): string {
-  return randomId(48).toUpperCase().replace(/[^A-Z0-9]/g, '').slice(0, 24).padEnd(24, '7');
+  let code = '';
+  while (code.length < 24) {
+    // 252 = 7 * 36: bytes above it are dropped so that no character is likelier than another.
+    for (const byte of secureRandomBytes(32)) if (byte < 252 && code.length < 24) code += RECOVERY_ALPHABET[byte % 36];
+  }
+  return code;
 }
 
 /** A six-digit code for the SMS and e-mail factors. */
