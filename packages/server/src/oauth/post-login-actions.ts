@@ -288,7 +288,12 @@ export function postLoginActions(deps: PostLoginActionsDeps) {
         return { kind: 'failed', description };
       }
       if (changes.denial !== undefined) {
-        logRefusal(input, changes.denial, run);
+        // The platform's api.access.deny does not cancel the metadata changes the actions asked for: they are saved.
+        const unsaved = await saveMetadata(input.userId, changes).then(
+          () => '',
+          (error: unknown) => ` (the metadata the actions set could not be saved: ${error instanceof Error ? error.message : String(error)})`,
+        );
+        logRefusal(input, `${changes.denial}${unsaved}`, run);
         return { kind: 'denied', description: changes.denial };
       }
       try {
