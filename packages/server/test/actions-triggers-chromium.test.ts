@@ -205,6 +205,9 @@ describe.each(DIALECTS)('Actions triggers in the browser (%s)', (dialect) => {
     const refused = await signUp(refusedEmail);
     expect(await refused.page.textContent('#page-error')).toContain('Access denied for this IP address');
     expect(await management.users.listUsersByEmail({ email: refusedEmail })).toEqual([]);
+    await sdk.server.registry.events.flush();
+    const [event] = (await management.logs.list({ search: 'type:fs' })).data;
+    expect(event).toMatchObject({ user_name: refusedEmail, description: 'IP not allowed', details: { actions: { executions: [expect.any(String)] } } });
     await refused.close();
 
     await binder.bind('pre-user-registration', [{ name: 'Set screen name', trigger: 'pre-user-registration', code: examples.SET_SCREEN_NAME }]);

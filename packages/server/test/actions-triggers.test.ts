@@ -372,7 +372,7 @@ describe.each(DIALECTS)('Actions triggers end to end (%s)', (dialect) => {
     expect([refused.status, refused.body]).toEqual([400, { name: 'ExtensibilityError', code: 'extensibility_error', description: 'Access denied for this IP address', statusCode: 400 }]);
     expect(await management.users.listUsersByEmail({ email: refusedEmail })).toEqual([]);
     const [event] = await logged('fs', `connection:"${fx.connection}"`);
-    expect(event).toMatchObject({ type: 'fs', description: 'IP not allowed', user_name: refusedEmail });
+    expect(event).toMatchObject({ type: 'fs', description: 'IP not allowed', user_name: refusedEmail, details: { error: 'extensibility_error', actions: { executions: [expect.any(String)] } } });
 
     // An action that fails refuses the signup too, without its words; the log has them.
     await binder.bind('pre-user-registration', [
@@ -382,6 +382,13 @@ describe.each(DIALECTS)('Actions triggers end to end (%s)', (dialect) => {
     expect(await signup(failedEmail)).toEqual({ status: 400, body: { name: 'ExtensibilityError', code: 'extensibility_error', description: 'The signup was refused.', statusCode: 400 } });
     const [failure] = await logged('fs', `connection:"${fx.connection}"`);
     expect(failure).toMatchObject({ user_name: failedEmail, description: "The action 'Checks the invitation list' failed: The invitation list is unreachable" });
+    const actions = (failure?.details as { actions: { executions: string[]; logs: string[] } }).actions;
+    expect(actions.logs).toEqual(['log: no list']);
+    expect(await management.actions.executions.get(String(actions.executions[0]))).toMatchObject({
+      trigger_id: 'pre-user-registration',
+      status: 'partial',
+      results: [{ action_name: 'Checks the invitation list', error: { id: 'action_error', msg: 'The invitation list is unreachable' } }],
+    });
   });
 
   it('post-user-registration and post-change-password reach another system over HTTP', async () => {
