@@ -5,6 +5,7 @@ import type { AuthorizeRequest } from './authorize/request.js';
 import type { ConsentNeed } from './consent.js';
 import { AccessDenied, ActionFailed, BlockedUser, type OAuthError } from './errors.js';
 import type { TokenChanges } from './action-claims.js';
+import { recordedAlready } from './grants/recorded-refusals.js';
 
 /**
  * The stages every sign-in passes, in this order, after its credentials are verified (a password, a one-time
@@ -88,7 +89,10 @@ export const PATH_STAGES: Readonly<Record<SignInPath, readonly SignInStage[]>> =
 };
 
 /** Why a stage turned a sign-in down. */
-export type SignInRefusal = { reason: 'blocked' } | { reason: 'denied'; description: string } | { reason: 'action-failed'; description: string };
+export type SignInRefusal = ({ reason: 'blocked' } | { reason: 'denied'; description: string } | { reason: 'action-failed'; description: string }) & {
+  /** The stage logged the refusal itself (with what only it knows): the surface must not log it again. */
+  recorded?: boolean;
+};
 
 /** A user whose credentials were verified, on their way through the stages. */
 export interface SignInAttempt {
@@ -140,8 +144,10 @@ export interface SignInPipelineDeps {
 
 /** The OAuth answer to a refusal: `blocked` keeps the path's own wording, a denial is `access_denied`. */
 export function oauthRefusal(blocked: () => OAuthError = () => new BlockedUser()) {
-  return (refusal: SignInRefusal): OAuthError =>
-    refusal.reason === 'blocked' ? blocked() : refusal.reason === 'action-failed' ? new ActionFailed(refusal.description) : new AccessDenied(refusal.description);
+  return (refusal: SignInRefusal): OAuthError => {
+    const error = refusal.reason === 'blocked' ? blocked() : refusal.reason === 'action-failed' ? new ActionFailed(refusal.description) : new AccessDenied(refusal.description);
+    return refusal.recorded ? recordedAlready(error) : error;
+  };
 }
 
 export function signInPipeline(deps: SignInPipelineDeps) {
