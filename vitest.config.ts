@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -35,6 +36,9 @@ class LongestFirst extends BaseSequencer {
 }
 
 export default defineConfig({
+  // The repository's root wherever vitest starts: `npx vitest run test/x.test.ts` in packages/server finds this
+  // file by looking upwards, and without a fixed root its include patterns would be read from there and match nothing.
+  root: fileURLToPath(new URL('.', import.meta.url)),
   test: {
     include: ['packages/*/test/**/*.test.ts'],
     testTimeout: 30_000,
