@@ -302,17 +302,29 @@ describe('the tenant log buffer in the metrics', () => {
   });
 });
 
-describe('readiness while Redis is down, and the metrics port left unset', () => {
+const ownedPostgresProblem = ownedPostgresUnsupported();
+if (ownedPostgresProblem && process.env.REQUIRE_SERVICES === '1') throw new Error(`health-and-metrics: REQUIRE_SERVICES=1 but ${ownedPostgresProblem}`);
+if (ownedPostgresProblem) console.warn(`\n!!! health-and-metrics: the stopped-PostgreSQL readiness test is SKIPPED (its node uses SQLite): ${ownedPostgresProblem}\n`);
+
+/**
+ * One node for every readiness outage, since starting a `latchkey serve` is the costly part: on a Redis of its own
+ * and, where this machine can run one, a PostgreSQL of its own, which the tests stop, pause and start again.
+ */
+describe('readiness while Redis or the PostgreSQL database is down, and the metrics port left unset', () => {
   let redis: OwnedRedis;
+  let database: OwnedPostgres | undefined;
   let node: OutageNode;
 
   beforeAll(async () => {
     redis = await startOwnedRedis();
-    node = await startOutageNode({ REDIS_URL: redis.url });
-  }, 120_000);
+    database = ownedPostgresProblem === undefined ? await startOwnedPostgres() : undefined;
+    // Every request reads the database (no cached configuration), as in database-outage.test.ts.
+    node = await startOutageNode({ REDIS_URL: redis.url, ...(database ? { DATABASE_URL: database.url, LATCHKEY_CONFIG_CACHE_SECONDS: '0' } : {}) });
+  }, 150_000);
   afterAll(async () => {
     await node?.stop();
     await redis?.destroy();
+    await database?.destroy();
   });
 
   it('listens on the public port only: no metrics listener unless LATCHKEY_METRICS_PORT is set', () => {
@@ -347,37 +359,19 @@ describe('readiness while Redis is down, and the metrics port left unset', () =>
     }
     await eventually(async () => (await call(node, '/health/ready')).status === 200);
   }, 60_000);
-});
 
-const ownedPostgresProblem = ownedPostgresUnsupported();
-if (ownedPostgresProblem && process.env.REQUIRE_SERVICES === '1') throw new Error(`health-and-metrics: REQUIRE_SERVICES=1 but ${ownedPostgresProblem}`);
-if (ownedPostgresProblem) console.warn(`\n!!! health-and-metrics: the stopped-PostgreSQL readiness suite is SKIPPED: ${ownedPostgresProblem}\n`);
-
-describe.runIf(ownedPostgresProblem === undefined)('readiness while the PostgreSQL database is stopped and started again', () => {
-  let database: OwnedPostgres;
-  let node: OutageNode;
-
-  beforeAll(async () => {
-    database = await startOwnedPostgres();
-    // Every request reads the database (no cached configuration), as in database-outage.test.ts.
-    node = await startOutageNode({ DATABASE_URL: database.url, LATCHKEY_CONFIG_CACHE_SECONDS: '0' });
-  }, 150_000);
-  afterAll(async () => {
-    await node?.stop();
-    await database?.destroy();
-  });
-
-  it('answers 503 naming the database while it is down, in step with the other requests, and 200 once it is back', async () => {
-    expect((await call(node, '/health/ready')).json).toEqual({ status: 'ok', checks: { database: 'up' } });
-    await database.stop();
+  it.runIf(ownedPostgresProblem === undefined)('answers 503 naming the database while it is down, in step with the other requests, and 200 once it is back', async () => {
+    const stopped = database as OwnedPostgres;
+    expect((await call(node, '/health/ready')).json).toEqual({ status: 'ok', checks: { database: 'up', redis: 'up' } });
+    await stopped.stop();
     const down = await call(node, '/health/ready');
     expect(down.status).toBe(503);
-    expect(down.json).toEqual({ status: 'unavailable', checks: { database: 'down' } });
+    expect(down.json).toEqual({ status: 'unavailable', checks: { database: 'down', redis: 'up' } });
     expect(down.headers.get('retry-after')).toMatch(/^\d+$/);
     // The other requests that need the database are 503 too (http/unavailable.ts); the process lives on.
     expect((await requestToken(node)).status).toBe(503);
     expect((await call(node, '/health/live')).status).toBe(200);
-    await database.start();
+    await stopped.start();
     await eventually(async () => (await call(node, '/health/ready')).status === 200);
     expect((await requestToken(node)).status).toBe(200);
     expect(node.alive(), node.process.output()).toBe(true);
