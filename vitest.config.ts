@@ -7,17 +7,17 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * a fresh clone (CI) has none, and a long suite that happens to start last makes the whole run wait for it.
  */
 const LONGEST = [
+  'web-auth-chromium',
+  'log-streams',
   'deploy-cli',
+  'users-import',
+  'acul-login-chromium',
+  'trust-proxy',
   'health-and-metrics',
   'config-and-cli',
-  'log-streams',
-  'web-auth-chromium',
-  'database-outage',
-  'users-import',
-  'trust-proxy',
   'attack-protection',
-  'acul-login-chromium',
   'users-export',
+  'database-outage',
   'auth-rate-limit',
   'management-surface',
   'multi-node',
