@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -6,17 +7,19 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * a fresh clone (CI) has none, and a long suite that happens to start last makes the whole run wait for it.
  */
 const LONGEST = [
+  'web-auth-chromium',
+  'log-streams',
   'deploy-cli',
+  'actions-triggers',
+  'users-import',
+  'actions-triggers-chromium',
+  'acul-login-chromium',
+  'trust-proxy',
   'health-and-metrics',
   'config-and-cli',
-  'log-streams',
-  'web-auth-chromium',
-  'database-outage',
-  'users-import',
-  'trust-proxy',
   'attack-protection',
-  'acul-login-chromium',
   'users-export',
+  'database-outage',
   'auth-rate-limit',
   'management-surface',
   'multi-node',
@@ -35,6 +38,9 @@ class LongestFirst extends BaseSequencer {
 }
 
 export default defineConfig({
+  // The repository's root wherever vitest starts: `npx vitest run test/x.test.ts` in packages/server finds this
+  // file by looking upwards, and without a fixed root its include patterns would be read from there and match nothing.
+  root: fileURLToPath(new URL('.', import.meta.url)),
   test: {
     include: ['packages/*/test/**/*.test.ts'],
     testTimeout: 30_000,

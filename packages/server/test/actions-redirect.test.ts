@@ -1,8 +1,8 @@
 import { SignJWT, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CookieClient, inputValue } from './support/browser-client.js';
+import { CookieClient } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { provisionLogin, signInOnHostedPage, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 
@@ -88,16 +88,6 @@ describe.each(DIALECTS)('post-login redirects and /continue (%s)', (dialect) => 
   const authorizeUrl = () =>
     `/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid email', state: 'app-state' })}`;
 
-  /** Logs in on the hosted page; answers where the browser is sent next. */
-  async function signIn(browser: CookieClient): Promise<URL> {
-    const start = await browser.get(authorizeUrl());
-    expect(start.status).toBe(302);
-    const page = new URL(start.headers.get('location') ?? '', server.url);
-    const html = await (await browser.get(page.pathname + page.search)).text();
-    const answer = await browser.postForm(page.pathname + page.search, { state: inputValue(html, 'state') ?? '', username: fx.user.email, password: fx.user.password });
-    expect(answer.status).toBe(302);
-    return new URL(answer.headers.get('location') ?? '', server.url);
-  }
 
   /** What the profile app does: reads the action's token, then signs its own answer for `/continue`. */
   async function profileAppAnswer(at: URL, secret = REDIRECT_SECRET) {
@@ -116,7 +106,7 @@ describe.each(DIALECTS)('post-login redirects and /continue (%s)', (dialect) => 
 
   it('sends the user away with a signed token and the state, resumes on their return, runs the next action and answers the application', async () => {
     const browser = new CookieClient(server.url);
-    const away = await signIn(browser);
+    const away = await signInOnHostedPage(browser, server, fx, authorizeUrl());
     const { state, payload, continueUrl } = await profileAppAnswer(away);
     // The action's token: its payload, bound to this login (its state) and user, issued by the tenant's domain.
     expect(payload).toMatchObject({ email: fx.user.email, externalUserId: 1234, sub: fx.user.userId, state, iss: new URL(server.url).hostname });
@@ -151,7 +141,7 @@ describe.each(DIALECTS)('post-login redirects and /continue (%s)', (dialect) => 
 
   it('ends the login with server_error at the redirect URI when the other site\'s token does not verify', async () => {
     const browser = new CookieClient(server.url);
-    const { continueUrl } = await profileAppAnswer(await signIn(browser), 'a-different-secret-that-the-action-does-not-know');
+    const { continueUrl } = await profileAppAnswer(await signInOnHostedPage(browser, server, fx, authorizeUrl()), 'a-different-secret-that-the-action-does-not-know');
     const back = await browser.get(continueUrl);
     expect(back.status).toBe(302);
     const callback = new URL(back.headers.get('location') ?? '');

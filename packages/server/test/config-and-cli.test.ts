@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/load.js';
 import { TEST_SECRET } from './support/harness.js';
 import { freePort } from './support/ports.js';
-import { runCli, startServeProcess } from './support/processes.js';
+import { runCli, startServeProcess, type Running } from './support/processes.js';
 import { urlForLog } from '../src/log.js';
 
 describe('loadConfig', () => {
@@ -72,13 +72,16 @@ describe('the latchkey CLI', () => {
   });
 
   it('refuses to start with an invalid setting, naming the variable', async () => {
-    const port = await runCli(['serve'], { PORT: 'eighty' });
+    // Three independent processes, run side by side: each spends seconds loading the sources before it refuses.
+    const [port, database, unknown] = await Promise.all([
+      runCli(['serve'], { PORT: 'eighty' }),
+      runCli(['serve'], { DATABASE_URL: 'oracle://db' }),
+      runCli(['frobnicate'], {}),
+    ]);
     expect(port.code).toBe(2);
     expect(port.output).toContain('invalid configuration: PORT:');
-    const database = await runCli(['serve'], { DATABASE_URL: 'oracle://db' });
     expect(database.code).toBe(2);
     expect(database.output).toContain('DATABASE_URL');
-    const unknown = await runCli(['frobnicate'], {});
     expect(unknown.code).toBe(2);
     expect(unknown.output).toContain('usage: latchkey');
   });
@@ -96,34 +99,6 @@ describe('the latchkey CLI', () => {
     expect(kid(first.output)).toBeTruthy();
     expect(kid(second.output)).not.toBe(kid(first.output));
   });
-
-  it('generates the development secret and admin credentials once (mode 0600) and reuses them', async () => {
-    const dir = tempDir();
-    const port = await freePort();
-    const env = { PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'dev.db')}`, LATCHKEY_DATA_DIR: dir };
-    const first = await startServeProcess(env);
-    const credentialsFile = join(dir, 'admin-credentials.json');
-    expect(first.output()).toContain(credentialsFile);
-    await first.stop();
-    const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as { client_id: string; client_secret: string; audience: string };
-    expect(statSync(credentialsFile).mode & 0o777).toBe(0o600);
-    expect(statSync(join(dir, 'secret')).mode & 0o777).toBe(0o600);
-    expect(credentials.audience).toBe(`http://localhost:${port}/api/v2/`);
-
-    const second = await startServeProcess(env);
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.client_id, client_secret: credentials.client_secret, audience: credentials.audience }),
-      });
-      expect(response.status).toBe(200);
-      expect(JSON.parse(readFileSync(credentialsFile, 'utf8'))).toEqual(credentials);
-    } finally {
-      await second.stop();
-    }
-    // Two server processes start here, one after the other: on a loaded two-core machine that nears 30 s.
-  }, 60_000);
 
   it('on one CPU (pinned with taskset) answers concurrent token requests and password logins, each with its own verified answer', async () => {
     // One CPU: the server signs on its event loop, a loop turn's signatures together (src/crypto/rsa-signer.ts).
@@ -180,25 +155,60 @@ describe('the latchkey CLI', () => {
     }
   });
 
-  it('logs requests at LOG_LEVEL=debug without the secrets their URLs and headers carry', async () => {
-    const dir = tempDir();
-    const port = await freePort();
-    const server = await startServeProcess({ PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'dev.db')}`, LATCHKEY_DATA_DIR: dir, LOG_LEVEL: 'debug' });
-    try {
+  /**
+   * A development server (no LATCHKEY_SECRET, no admin application in the environment), started twice on one data
+   * folder: the first start generates the secret and the admin credentials, the second reuses them. Starting a
+   * server process is the costly part of these tests, so the second one also runs at LOG_LEVEL=debug for the test
+   * of what it logs.
+   */
+  describe('in development', () => {
+    let dir: string;
+    let port: number;
+    let firstOutput: string;
+    let second: Running;
+
+    beforeAll(async () => {
+      dir = tempDir();
+      port = await freePort();
+      const env = { PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'dev.db')}`, LATCHKEY_DATA_DIR: dir };
+      const first = await startServeProcess(env);
+      firstOutput = first.output();
+      await first.stop();
+      second = await startServeProcess({ ...env, LOG_LEVEL: 'debug' });
+      // Two server processes start here, one after the other: on a loaded two-core machine that nears 30 s.
+    }, 60_000);
+    afterAll(async () => second?.stop());
+
+    it('generates the development secret and admin credentials once (mode 0600) and reuses them', async () => {
+      const credentialsFile = join(dir, 'admin-credentials.json');
+      expect(firstOutput).toContain(credentialsFile);
+      const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as { client_id: string; client_secret: string; audience: string };
+      expect(statSync(credentialsFile).mode & 0o777).toBe(0o600);
+      expect(statSync(join(dir, 'secret')).mode & 0o777).toBe(0o600);
+      expect(credentials.audience).toBe(`http://localhost:${port}/api/v2/`);
+
+      const response = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.client_id, client_secret: credentials.client_secret, audience: credentials.audience }),
+      });
+      expect(response.status).toBe(200);
+      expect(JSON.parse(readFileSync(credentialsFile, 'utf8'))).toEqual(credentials);
+    });
+
+    it('logs requests at LOG_LEVEL=debug without the secrets their URLs and headers carry', async () => {
       const base = `http://127.0.0.1:${port}`;
       await (await fetch(`${base}/u/unblock?ticket=unblock-ticket-secret-1`)).arrayBuffer();
       await (await fetch(`${base}/passwordless/verify_redirect?verification_code=424242&connection=email&client_id=app-1`)).arrayBuffer();
       await (await fetch(`${base}/authorize?client_id=app-1&response_type=code&id_token_hint=eyJ.hint-secret.sig&state=state-secret-2`)).arrayBuffer();
       await (await fetch(`${base}/userinfo`, { headers: { authorization: 'Bearer bearer-secret-3', cookie: 'latchkey_session=cookie-secret-4' } })).arrayBuffer();
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const output = server.output();
+      const output = second.output();
       expect(output).toContain('"url":"/u/unblock?ticket=[redacted]"');
       expect(output).toContain('/passwordless/verify_redirect?verification_code=[redacted]&connection=email&client_id=app-1');
       expect(output).toContain('"url":"/userinfo"');
       for (const secret of ['unblock-ticket-secret-1', '424242', 'hint-secret', 'state-secret-2', 'bearer-secret-3', 'cookie-secret-4']) expect(output).not.toContain(secret);
-    } finally {
-      await server.stop();
-    }
+    });
   });
 });
 

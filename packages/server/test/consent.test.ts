@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, formAction, inputValue } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
-import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
+import { provisionLogin, signInOnHostedPage, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 import { verifiableRedirect } from '../src/oauth/consent.js';
@@ -50,16 +50,6 @@ describe.each(DIALECTS)('consent (%s)', (dialect) => {
   const authorizeUrl = (clientId: string, redirectUri: string, extra: Record<string, string> = {}) =>
     `/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid read:things', audience: fx.api.identifier, state: 'st', ...extra })}`;
 
-  /** Logs in on the hosted page; answers where the browser is sent next. */
-  async function signIn(browser: CookieClient, url: string): Promise<URL> {
-    const start = await browser.get(url);
-    expect(start.status).toBe(302);
-    const page = new URL(start.headers.get('location') ?? '', server.url);
-    const html = await (await browser.get(page.pathname + page.search)).text();
-    const answer = await browser.postForm(page.pathname + page.search, { state: inputValue(html, 'state') ?? '', username: fx.user.email, password: fx.user.password });
-    expect(answer.status).toBe(302);
-    return new URL(answer.headers.get('location') ?? '', server.url);
-  }
 
   const redirected = async (response: Response) => {
     expect(response.status).toBe(302);
@@ -100,7 +90,7 @@ describe.each(DIALECTS)('consent (%s)', (dialect) => {
   it('a third-party application: the screen lists what it asks; decline answers access_denied, accept is remembered', async () => {
     await api('DELETE', `/grants?user_id=${encodeURIComponent(fx.user.userId)}`);
     const browser = new CookieClient(server.url);
-    const consentAt = await signIn(browser, authorizeUrl(partner.clientId, THIRD_PARTY_CALLBACK));
+    const consentAt = await signInOnHostedPage(browser, server, fx, authorizeUrl(partner.clientId, THIRD_PARTY_CALLBACK));
     const screen = await consentScreen(browser, consentAt);
     expect(screen.html).toContain('Partner app');
     expect(screen.html).toContain('<code>read:things</code>');
@@ -142,7 +132,7 @@ describe.each(DIALECTS)('consent (%s)', (dialect) => {
 
   it('revoking a grant through the Management API makes the application ask again', async () => {
     const browser = new CookieClient(server.url);
-    const consentAt = await signIn(browser, authorizeUrl(partner.clientId, THIRD_PARTY_CALLBACK, { prompt: 'login' }));
+    const consentAt = await signInOnHostedPage(browser, server, fx, authorizeUrl(partner.clientId, THIRD_PARTY_CALLBACK, { prompt: 'login' }));
     // Granted in the test before (or now): answered with a code or the screen, then accepted.
     if (consentAt.pathname === '/u/consent') await answer(browser, consentAt, 'accept');
     const [grant] = await grantsOf(`client_id=${partner.clientId}&audience=${encodeURIComponent(fx.api.identifier)}`);
@@ -155,7 +145,7 @@ describe.each(DIALECTS)('consent (%s)', (dialect) => {
 
   it('a first-party application: no consent on a verifiable redirect URI, consent on localhost or for an API that does not allow skipping', async () => {
     const browser = new CookieClient(server.url);
-    const direct = await signIn(browser, authorizeUrl(fx.web.clientId, fx.web.callback));
+    const direct = await signInOnHostedPage(browser, server, fx, authorizeUrl(fx.web.clientId, fx.web.callback));
     expect(direct.searchParams.get('code')).toBeTruthy();
     // Without an API, a first-party application is never asked, even on localhost.
     expect((await redirected(await browser.get(authorizeUrl(fx.web.clientId, LOCAL_CALLBACK, { audience: '', scope: 'openid' }).replace('&audience=', '&x=')))).searchParams.get('code')).toBeTruthy();
@@ -177,7 +167,7 @@ describe.each(DIALECTS)('consent (%s)', (dialect) => {
   it('the consent form counts once, only from this browser and its session, and only from our origin', async () => {
     await api('DELETE', `/grants?user_id=${encodeURIComponent(fx.user.userId)}`);
     const browser = new CookieClient(server.url);
-    const consentAt = await signIn(browser, authorizeUrl(partner.clientId, THIRD_PARTY_CALLBACK, { prompt: 'consent' }));
+    const consentAt = await signInOnHostedPage(browser, server, fx, authorizeUrl(partner.clientId, THIRD_PARTY_CALLBACK, { prompt: 'consent' }));
     const screen = await consentScreen(browser, consentAt);
 
     // Another browser (no transaction cookie), another site's form, a missing answer: nothing is granted.

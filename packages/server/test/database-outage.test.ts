@@ -28,29 +28,57 @@ import { POSTGRES_URL, postgresAvailable } from './support/services.js';
  * every request reads the database.
  */
 
-describe.runIf(postgresAvailable)('PostgreSQL backends of a running node terminated (pg_terminate_backend)', () => {
+const ownedPostgresProblem = ownedPostgresUnsupported();
+// As with the shared services: CI (REQUIRE_SERVICES=1) fails instead of skipping.
+if (ownedPostgresProblem && process.env.REQUIRE_SERVICES === '1') throw new Error(`database-outage: REQUIRE_SERVICES=1 but ${ownedPostgresProblem}`);
+if (ownedPostgresProblem) console.warn(`\n!!! database-outage: the stopped-PostgreSQL test is SKIPPED: ${ownedPostgresProblem}\n`);
+
+/**
+ * One node on PostgreSQL for every PostgreSQL outage, since starting a `latchkey serve` is the costly part: its
+ * backends are terminated, then the server is stopped and started again. The database is one of the test's own
+ * where this machine can run one; otherwise a schema of the shared one, and only the stop and start is skipped.
+ */
+describe.runIf(ownedPostgresProblem === undefined || postgresAvailable)('PostgreSQL under a running node: its backends terminated, the server stopped and started again', () => {
   const schema = `outage_${randomId(10).toLowerCase()}`;
-  // Names this node's connections, so that only they are terminated on the shared test database.
+  // Names this node's connections, so that only they are terminated, not the admin connection nor (on the shared
+  // database) other suites' ones.
   const applicationName = `latchkey_${schema}`;
+  let database: OwnedPostgres | undefined;
   let admin: pg.Client;
+  let adminEnded = false;
   let node: OutageNode;
   let token: string;
+  let authorizePath: string;
 
   const terminate = async () =>
     (await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [applicationName])).rowCount ?? 0;
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    const url = `${POSTGRES_URL}?application_name=${applicationName}&options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    let url: string;
+    if (ownedPostgresProblem === undefined) {
+      database = await startOwnedPostgres();
+      admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      url = `${database.url}?application_name=${applicationName}`;
+    } else {
+      admin = new pg.Client({ connectionString: POSTGRES_URL });
+      await admin.connect();
+      await admin.query(`create schema ${schema}`);
+      url = `${POSTGRES_URL}?application_name=${applicationName}&options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    }
+    // Every request reads the database: no cached configuration.
     node = await startOutageNode({ DATABASE_URL: url, LATCHKEY_CONFIG_CACHE_SECONDS: '0' });
     token = await managementToken(node);
-  }, 120_000);
+    const created = await management(node, token, 'POST', '/clients', { name: 'outage app', app_type: 'regular_web', callbacks: ['http://127.0.0.1:9/callback'] });
+    expect(created.status, created.text).toBe(201);
+    const query = new URLSearchParams({ client_id: String(created.json.client_id), redirect_uri: 'http://127.0.0.1:9/callback', response_type: 'code', scope: 'openid', state: 'outage' });
+    authorizePath = `/authorize?${query.toString()}`;
+  }, 150_000);
   afterAll(async () => {
     await node?.stop();
-    await admin?.query(`drop schema if exists ${schema} cascade`);
-    await admin?.end();
+    if (!database) await admin?.query(`drop schema if exists ${schema} cascade`);
+    if (!adminEnded) await admin?.end();
+    await database?.destroy();
   });
 
   it('keeps running when its idle connections are terminated, and answers with new ones', async () => {
@@ -82,41 +110,19 @@ describe.runIf(postgresAvailable)('PostgreSQL backends of a running node termina
     // An outage that passes by itself is a warning; an error-level line would ask an operator to act.
     expect(node.process.output()).not.toContain('"level":50');
   });
-});
-
-const ownedPostgresProblem = ownedPostgresUnsupported();
-// As with the shared services: CI (REQUIRE_SERVICES=1) fails instead of skipping.
-if (ownedPostgresProblem && process.env.REQUIRE_SERVICES === '1') throw new Error(`database-outage: REQUIRE_SERVICES=1 but ${ownedPostgresProblem}`);
-if (ownedPostgresProblem) console.warn(`\n!!! database-outage: the stopped-PostgreSQL suite is SKIPPED: ${ownedPostgresProblem}\n`);
-
-describe.runIf(ownedPostgresProblem === undefined)('a PostgreSQL of its own stopped and started again under a running node', () => {
-  let database: OwnedPostgres;
-  let node: OutageNode;
-  let token: string;
-  let authorizePath: string;
-
-  beforeAll(async () => {
-    database = await startOwnedPostgres();
-    node = await startOutageNode({ DATABASE_URL: database.url, LATCHKEY_CONFIG_CACHE_SECONDS: '0' });
-    token = await managementToken(node);
-    const created = await management(node, token, 'POST', '/clients', { name: 'outage app', app_type: 'regular_web', callbacks: ['http://127.0.0.1:9/callback'] });
-    expect(created.status, created.text).toBe(201);
-    const query = new URLSearchParams({ client_id: String(created.json.client_id), redirect_uri: 'http://127.0.0.1:9/callback', response_type: 'code', scope: 'openid', state: 'outage' });
-    authorizePath = `/authorize?${query.toString()}`;
-  }, 150_000);
-  afterAll(async () => {
-    await node?.stop();
-    await database?.destroy();
-  });
 
   const authorize = () => call(node, authorizePath, { headers: { accept: 'text/html,application/xhtml+xml' } });
   const loginPage = () => call(node, '/u/login?state=no-such-transaction');
 
-  it('answers 503 in each surface’s shape while the database is down, and serves again once it is back', async () => {
+  it.runIf(ownedPostgresProblem === undefined)('answers 503 in each surface’s shape while the database is stopped, and serves again once it is started', async () => {
+    const stopped = database as OwnedPostgres;
     expect((await authorize()).status).toBe(302);
     expect((await loginPage()).status).toBe(400);
 
-    await database.stop();
+    // Only the node's connections are to see the server go away.
+    await admin.end();
+    adminEnded = true;
+    await stopped.stop();
     expectAuthenticationUnavailable(await requestToken(node));
     expectManagementUnavailable(await management(node, token, 'GET', '/clients'));
     expectManagementUnavailable(await management(node, token, 'POST', '/clients', { name: 'during the outage' }));
@@ -124,7 +130,7 @@ describe.runIf(ownedPostgresProblem === undefined)('a PostgreSQL of its own stop
     expectPageUnavailable(await loginPage());
     expect(node.alive(), node.process.output()).toBe(true);
 
-    await database.start();
+    await stopped.start();
     await eventually(async () => (await requestToken(node)).status === 200);
     expect((await management(node, token, 'GET', '/clients')).status).toBe(200);
     expect((await authorize()).status).toBe(302);

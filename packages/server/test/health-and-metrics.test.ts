@@ -41,10 +41,18 @@ function listeningPorts(pid: number): number[] {
 
 describe.each(DIALECTS)('health checks (%s)', (dialect) => {
   let server: TestServer;
+  /** What the server logs, at LOG_LEVEL=debug (where every other request is logged). */
+  const lines: string[] = [];
 
   beforeAll(async () => {
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
     // A strict limit on the token endpoint: the probes must not count against any limit.
-    server = await startTestServer({ dialect, env: { LATCHKEY_AUTH_RATE_LIMIT: '2/m' } });
+    server = await startTestServer({ dialect, env: { LATCHKEY_AUTH_RATE_LIMIT: '2/m', LOG_LEVEL: 'debug' }, logger: pino({ level: 'debug' }, destination) });
   });
   afterAll(async () => server?.close());
 
@@ -85,24 +93,10 @@ describe.each(DIALECTS)('health checks (%s)', (dialect) => {
     const document = (await server.app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).json() as { paths: Record<string, unknown> };
     expect(Object.keys(document.paths).filter((path) => path.includes('health') || path.includes('testall'))).toEqual([]);
   });
-});
 
-describe('health checks at LOG_LEVEL=debug', () => {
-  let server: TestServer;
-  const lines: string[] = [];
-
-  beforeAll(async () => {
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString().split('\n').filter(Boolean));
-        done();
-      },
-    });
-    server = await startTestServer({ dialect: 'sqlite', env: { LOG_LEVEL: 'debug' }, logger: pino({ level: 'debug' }, destination) });
-  });
-  afterAll(async () => server?.close());
-
-  it('logs no line per probe, while other requests are logged', async () => {
+  it('logs no line per probe at LOG_LEVEL=debug, while other requests are logged', async () => {
+    // Only what this test asks is looked at.
+    lines.length = 0;
     for (const url of ['/testall', '/health/live', '/health/ready']) expect((await server.app.inject({ method: 'GET', url })).statusCode).toBe(200);
     expect((await server.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).statusCode).toBe(200);
     expect(lines.some((line) => line.includes('/.well-known/jwks.json'))).toBe(true);
@@ -302,17 +296,29 @@ describe('the tenant log buffer in the metrics', () => {
   });
 });
 
-describe('readiness while Redis is down, and the metrics port left unset', () => {
+const ownedPostgresProblem = ownedPostgresUnsupported();
+if (ownedPostgresProblem && process.env.REQUIRE_SERVICES === '1') throw new Error(`health-and-metrics: REQUIRE_SERVICES=1 but ${ownedPostgresProblem}`);
+if (ownedPostgresProblem) console.warn(`\n!!! health-and-metrics: the stopped-PostgreSQL readiness test is SKIPPED (its node uses SQLite): ${ownedPostgresProblem}\n`);
+
+/**
+ * One node for every readiness outage, since starting a `latchkey serve` is the costly part: on a Redis of its own
+ * and, where this machine can run one, a PostgreSQL of its own, which the tests stop, pause and start again.
+ */
+describe('readiness while Redis or the PostgreSQL database is down, and the metrics port left unset', () => {
   let redis: OwnedRedis;
+  let database: OwnedPostgres | undefined;
   let node: OutageNode;
 
   beforeAll(async () => {
     redis = await startOwnedRedis();
-    node = await startOutageNode({ REDIS_URL: redis.url });
-  }, 120_000);
+    database = ownedPostgresProblem === undefined ? await startOwnedPostgres() : undefined;
+    // Every request reads the database (no cached configuration), as in database-outage.test.ts.
+    node = await startOutageNode({ REDIS_URL: redis.url, ...(database ? { DATABASE_URL: database.url, LATCHKEY_CONFIG_CACHE_SECONDS: '0' } : {}) });
+  }, 150_000);
   afterAll(async () => {
     await node?.stop();
     await redis?.destroy();
+    await database?.destroy();
   });
 
   it('listens on the public port only: no metrics listener unless LATCHKEY_METRICS_PORT is set', () => {
@@ -347,37 +353,19 @@ describe('readiness while Redis is down, and the metrics port left unset', () =>
     }
     await eventually(async () => (await call(node, '/health/ready')).status === 200);
   }, 60_000);
-});
 
-const ownedPostgresProblem = ownedPostgresUnsupported();
-if (ownedPostgresProblem && process.env.REQUIRE_SERVICES === '1') throw new Error(`health-and-metrics: REQUIRE_SERVICES=1 but ${ownedPostgresProblem}`);
-if (ownedPostgresProblem) console.warn(`\n!!! health-and-metrics: the stopped-PostgreSQL readiness suite is SKIPPED: ${ownedPostgresProblem}\n`);
-
-describe.runIf(ownedPostgresProblem === undefined)('readiness while the PostgreSQL database is stopped and started again', () => {
-  let database: OwnedPostgres;
-  let node: OutageNode;
-
-  beforeAll(async () => {
-    database = await startOwnedPostgres();
-    // Every request reads the database (no cached configuration), as in database-outage.test.ts.
-    node = await startOutageNode({ DATABASE_URL: database.url, LATCHKEY_CONFIG_CACHE_SECONDS: '0' });
-  }, 150_000);
-  afterAll(async () => {
-    await node?.stop();
-    await database?.destroy();
-  });
-
-  it('answers 503 naming the database while it is down, in step with the other requests, and 200 once it is back', async () => {
-    expect((await call(node, '/health/ready')).json).toEqual({ status: 'ok', checks: { database: 'up' } });
-    await database.stop();
+  it.runIf(ownedPostgresProblem === undefined)('answers 503 naming the database while it is down, in step with the other requests, and 200 once it is back', async () => {
+    const stopped = database as OwnedPostgres;
+    expect((await call(node, '/health/ready')).json).toEqual({ status: 'ok', checks: { database: 'up', redis: 'up' } });
+    await stopped.stop();
     const down = await call(node, '/health/ready');
     expect(down.status).toBe(503);
-    expect(down.json).toEqual({ status: 'unavailable', checks: { database: 'down' } });
+    expect(down.json).toEqual({ status: 'unavailable', checks: { database: 'down', redis: 'up' } });
     expect(down.headers.get('retry-after')).toMatch(/^\d+$/);
     // The other requests that need the database are 503 too (http/unavailable.ts); the process lives on.
     expect((await requestToken(node)).status).toBe(503);
     expect((await call(node, '/health/live')).status).toBe(200);
-    await database.start();
+    await stopped.start();
     await eventually(async () => (await call(node, '/health/ready')).status === 200);
     expect((await requestToken(node)).status).toBe(200);
     expect(node.alive(), node.process.output()).toBe(true);

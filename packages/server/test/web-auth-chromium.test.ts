@@ -1,5 +1,5 @@
 import { decodeJwt, SignJWT } from 'jose';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CO_VERIFIER_COOKIE } from '../src/http/login/cookies.js';
@@ -21,13 +21,27 @@ const CURRENT_USER_SCOPES = ['read:current_user', 'update:current_user_metadata'
  * (https://127.0.0.1) against Latchkey over HTTPS (https://localhost): every method and option of the spec's
  * tables and each failure path. Both libraries must pass the very same scenarios (wire compatibility).
  */
+// Chromium, launched once for both libraries (each launch costs about a second of CPU): a profile that allows
+// third-party cookies, one that blocks them, and a plain browser for contexts of their own (a clock set ahead).
+// Each library's scenarios have their own server and application page, so their origins and storage differ.
+let allowing: Awaited<ReturnType<typeof launchChromiumProfile>>;
+let blocking: Awaited<ReturnType<typeof launchChromiumProfile>>;
+let plain: Browser;
+
+beforeAll(async () => {
+  [allowing, blocking, plain] = await Promise.all([launchChromiumProfile({ thirdPartyCookies: true }), launchChromiumProfile({ thirdPartyCookies: false }), launchChromium()]);
+}, 60_000);
+afterAll(async () => {
+  await allowing?.close();
+  await blocking?.close();
+  await plain?.close();
+});
+
 describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromium', (library) => {
   let server: TestServer;
   let app: Awaited<ReturnType<typeof startAppPages>>;
   let fx: LoginFixture;
   let api: ReturnType<typeof managementApi>;
-  let allowing: Awaited<ReturnType<typeof launchChromiumProfile>>;
-  let blocking: Awaited<ReturnType<typeof launchChromiumProfile>>;
   let audience: string;
 
   beforeAll(async () => {
@@ -60,12 +74,8 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     expect((await api('PATCH', `/clients/${fx.spa.clientId}`, spaSettings)).status).toBe(200);
     expect((await api('POST', '/client-grants', { client_id: fx.spa.clientId, audience, scope: CURRENT_USER_SCOPES })).status).toBe(201);
     expect((await api('POST', '/connections', { name: 'email', strategy: 'email', enabled_clients: [fx.spa.clientId] })).status).toBe(201);
-    allowing = await launchChromiumProfile({ thirdPartyCookies: true });
-    blocking = await launchChromiumProfile({ thirdPartyCookies: false });
   }, 60_000);
   afterAll(async () => {
-    await allowing?.close();
-    await blocking?.close();
     await app?.close();
     await server?.close();
   });
@@ -301,9 +311,8 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
     await page.close();
 
     // Eleven hours on, past the ten-hour ID token and any leeway (a context of its own: the clock is per context).
-    const browser = await launchChromium();
+    const later = await plain.newContext({ ignoreHTTPSErrors: true });
     try {
-      const later = await browser.newContext({ ignoreHTTPSErrors: true });
       await later.clock.setFixedTime(Date.now() + 11 * 3600 * 1000);
       const latePage = await later.newPage();
       await latePage.goto(`${app.origin}/callback`);
@@ -311,7 +320,7 @@ describe.each(['latchkey', 'auth0-js'] as const)('browser library (%s) in Chromi
       expect(expired.err).toMatchObject({ error: 'invalid_token' });
       expect(String(expired.err?.errorDescription)).toContain('Expiration Time (exp)');
     } finally {
-      await browser.close();
+      await later.close();
     }
 
     const fresh = await appPage(allowing.context, '/callback');

@@ -77,8 +77,9 @@ export function actionTriggers(deps: ActionTriggersDeps): ActionTriggers {
       scopes: splitScope(attempt.scope),
       interactive: false,
     });
-    if (outcome.kind === 'denied') return { reason: 'denied', description: outcome.description };
-    if (outcome.kind === 'failed') return { reason: 'action-failed', description: outcome.description };
+    // post-login-actions.ts logged the refusal (`f`, with the action's error and output): not again as a failed exchange.
+    if (outcome.kind === 'denied') return { reason: 'denied', description: outcome.description, recorded: true };
+    if (outcome.kind === 'failed') return { reason: 'action-failed', description: outcome.description, recorded: true };
     // Without a browser nothing can redirect (post-login-actions.ts denies it first); the type needs the case.
     if (outcome.kind === 'redirect') return { reason: 'denied', description: 'An action redirects the user, which a login without a browser cannot follow.' };
     if (outcome.changes && attempt.decisions) attempt.decisions.tokenChanges = outcome.changes;

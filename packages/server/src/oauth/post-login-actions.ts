@@ -65,6 +65,16 @@ export interface PostLoginActionsDeps {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * The platform's name of an authentication method in `event.authentication.methods`, from our `amr` value: a
+ * one-time code is named after its passwordless connection (`email`, `sms`), an upstream login is `federated`.
+ */
+function methodName(amr: string, strategy: string | undefined): string {
+  if (amr === 'otp') return strategy === 'sms' ? 'sms' : 'email';
+  if (amr === 'fed') return 'federated';
+  return amr;
+}
+
 /** `sendUserTo(url, {query})` as an absolute http(s) address with its query parameters added, or what is wrong. */
 function redirectTarget(url: unknown, options: unknown): string | { problem: string } {
   if (typeof url !== 'string') return { problem: 'the address is not a string' };
@@ -209,7 +219,7 @@ export function postLoginActions(deps: PostLoginActionsDeps) {
     const user = { ...userView(record) } as Record<string, unknown>;
     const request = input.request;
     return {
-      authentication: { methods: input.amr.map((name) => ({ name, timestamp: now })) },
+      authentication: { methods: input.amr.map((name) => ({ name: methodName(name, connection?.data.strategy), timestamp: now })) },
       authorization: { roles },
       client: client ? { client_id: client.clientId, name: client.data.name, metadata: client.data.client_metadata ?? {} } : { client_id: input.clientId, name: '', metadata: {} },
       connection: connection
@@ -301,7 +311,12 @@ export function postLoginActions(deps: PostLoginActionsDeps) {
         return { kind: 'failed', description };
       }
       if (changes.denial !== undefined) {
-        logRefusal(input, changes.denial, run);
+        // The platform's api.access.deny does not cancel the metadata changes the actions asked for: they are saved.
+        const unsaved = await saveMetadata(input.userId, changes).then(
+          () => '',
+          (error: unknown) => ` (the metadata the actions set could not be saved: ${error instanceof Error ? error.message : String(error)})`,
+        );
+        logRefusal(input, `${changes.denial}${unsaved}`, run);
         return { kind: 'denied', description: changes.denial };
       }
       try {

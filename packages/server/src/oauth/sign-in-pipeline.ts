@@ -5,6 +5,7 @@ import type { AuthorizeRequest } from './authorize/request.js';
 import type { ConsentNeed } from './consent.js';
 import { AccessDenied, ActionFailed, BlockedUser, type OAuthError } from './errors.js';
 import type { TokenChanges } from './action-claims.js';
+import { recordedAlready } from './grants/recorded-refusals.js';
 
 /**
  * The stages every sign-in passes, in this order, after its credentials are verified (a password, a one-time
@@ -93,12 +94,16 @@ export const PATH_STAGES: Readonly<Record<SignInPath, readonly SignInStage[]>> =
 };
 
 /** Why a stage turned a sign-in down. */
-export type SignInRefusal =
+export type SignInRefusal = (
   | { reason: 'blocked' }
   | { reason: 'denied'; description: string }
   | { reason: 'action-failed'; description: string }
   /** A second factor is required and `amr` has none: the token endpoint answers `mfa_required`. */
-  | { reason: 'mfa-required' };
+  | { reason: 'mfa-required' }
+) & {
+  /** The stage logged the refusal itself (with what only it knows): the surface must not log it again. */
+  recorded?: boolean;
+};
 
 /** Until the hosted pages have a multi-factor challenge, a browser sign-in that needs one is refused with this. */
 export const NO_HOSTED_MFA = 'multi-factor authentication is required but the hosted pages do not offer it yet';
@@ -157,12 +162,15 @@ export interface SignInPipelineDeps {
 
 /** The OAuth answer to a refusal: `blocked` keeps the path's own wording, a denial is `access_denied`. */
 export function oauthRefusal(blocked: () => OAuthError = () => new BlockedUser()) {
-  return (refusal: SignInRefusal): OAuthError =>
-    refusal.reason === 'blocked'
-      ? blocked()
-      : refusal.reason === 'action-failed'
-        ? new ActionFailed(refusal.description)
-        : new AccessDenied(refusal.reason === 'mfa-required' ? NO_HOSTED_MFA : refusal.description);
+  return (refusal: SignInRefusal): OAuthError => {
+    const error =
+      refusal.reason === 'blocked'
+        ? blocked()
+        : refusal.reason === 'action-failed'
+          ? new ActionFailed(refusal.description)
+          : new AccessDenied(refusal.reason === 'mfa-required' ? NO_HOSTED_MFA : refusal.description);
+    return refusal.recorded ? recordedAlready(error) : error;
+  };
 }
 
 export function signInPipeline(deps: SignInPipelineDeps) {

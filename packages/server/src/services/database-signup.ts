@@ -37,7 +37,7 @@ export type SignupFailure =
   | { kind: 'user_exists' }
   | { kind: 'username_exists' }
   /** A pre-user-registration Action denied the signup (or failed): `userMessage` is for the user, `reason` for the log. */
-  | { kind: 'extensibility_error'; reason: string; userMessage: string | undefined };
+  | { kind: 'extensibility_error'; reason: string; userMessage: string | undefined; details: Record<string, unknown> };
 
 export type SignupResult = { ok: true; user: UserView } | { ok: false; failure: SignupFailure };
 
@@ -50,7 +50,8 @@ export function signupEvent(result: SignupResult, input: { clientId: string; con
   if (result.ok) return { ...base, type: 'ss', user_id: result.user.user_id };
   const { failure } = result;
   const description = failure.kind === 'invalid_signup' ? failure.description : failure.kind === 'extensibility_error' ? failure.reason : failure.kind;
-  return { ...base, type: failure.kind === 'too_many_signups' ? 'limit_mu' : 'fs', description, details: { error: failure.kind } };
+  const actions = failure.kind === 'extensibility_error' ? failure.details : {};
+  return { ...base, type: failure.kind === 'too_many_signups' ? 'limit_mu' : 'fs', description, details: { error: failure.kind, ...actions } };
 }
 
 export type ConnectionLookup = { ok: true; connection: ConnectionData; client: CachedClient } | { ok: false; failure: { kind: 'unknown_client' } | { kind: 'unknown_connection' } };
@@ -118,7 +119,7 @@ export function databaseSignup(deps: DatabaseSignupDeps) {
       const context = { connection, client: found.client, origin: input.origin };
       const registering = { email, ...(requiresUsername && username ? { username } : {}), ...input.profile, user_metadata: input.userMetadata ?? {} };
       const actions = await deps.lifecycle.preUserRegistration(registering, context);
-      if (!actions.ok) return fail({ kind: 'extensibility_error', reason: actions.reason, userMessage: actions.userMessage });
+      if (!actions.ok) return fail({ kind: 'extensibility_error', reason: actions.reason, userMessage: actions.userMessage, details: actions.details });
       const userMetadata = actions.userMetadata ? mergeMetadata(input.userMetadata ?? {}, actions.userMetadata as Metadata) : input.userMetadata;
       try {
         const user = await users.create({

@@ -18,5 +18,12 @@ export function selfSignedCertificate(commonName = 'localhost', subjectAltName?:
   }
 }
 
-/** A TLS certificate for Latchkey on https://localhost and https://127.0.0.1. */
-export const localTls = () => selfSignedCertificate('localhost', 'DNS:localhost,IP:127.0.0.1');
+let local: { cert: Buffer; key: Buffer } | undefined;
+
+/**
+ * A TLS certificate for Latchkey on https://localhost and https://127.0.0.1: one per test process, made on first
+ * use (each openssl run is a fresh 2048-bit RSA key, a quarter second of CPU and the worker blocked meanwhile). The
+ * suites that take it all trust it the same way, and nothing expects it to differ from one suite to the next;
+ * a certificate a test means not to trust comes from selfSignedCertificate.
+ */
+export const localTls = () => (local ??= selfSignedCertificate('localhost', 'DNS:localhost,IP:127.0.0.1'));

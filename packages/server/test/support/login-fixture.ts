@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { inputValue, type CookieClient } from './browser-client.js';
 import type { TestServer } from './harness.js';
 import { managementApi } from './management-api.js';
 
@@ -85,4 +86,18 @@ export function passwordRealmForm(fx: LoginFixture, extra: Record<string, string
     realm: fx.connection,
     ...extra,
   };
+}
+
+/**
+ * Logs the fixture's user in on the hosted page that `authorizeUrl` leads to, as a browser without JavaScript
+ * would (one form post); answers where the browser is sent next.
+ */
+export async function signInOnHostedPage(browser: CookieClient, server: Pick<TestServer, 'url'>, fx: Pick<LoginFixture, 'user'>, authorizeUrl: string): Promise<URL> {
+  const start = await browser.get(authorizeUrl);
+  expect(start.status).toBe(302);
+  const page = new URL(start.headers.get('location') ?? '', server.url);
+  const html = await (await browser.get(page.pathname + page.search)).text();
+  const answer = await browser.postForm(page.pathname + page.search, { state: inputValue(html, 'state') ?? '', username: fx.user.email, password: fx.user.password });
+  expect(answer.status).toBe(302);
+  return new URL(answer.headers.get('location') ?? '', server.url);
 }

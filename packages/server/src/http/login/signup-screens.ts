@@ -82,9 +82,17 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
 
   /** Creates the user with a checked password and logs them in; a refusal re-renders `screen`. */
   async function createAndLogIn(request: FastifyRequest, reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, screen: SignupScreen, identifiers: { email: string; username?: string }, password: string) {
-    const again = (errorCode: PageErrorCode, errorField?: string, action?: { reason: string; userMessage: string | undefined }) => {
-      // The tenant log's signup failure (the address throttled is `limit_mu`); never the password.
-      const event = { client_id: open.client.clientId, connection: connection.name, user_name: identifiers.email, description: action?.reason ?? errorCode, ...originFields(requestOrigin(request)) };
+    const again = (errorCode: PageErrorCode, errorField?: string, action?: { reason: string; userMessage: string | undefined; details: Record<string, unknown> }) => {
+      // The tenant log's signup failure (the address throttled is `limit_mu`); never the password. An action's
+      // refusal keeps its execution and console output, as post-login's do.
+      const event = {
+        client_id: open.client.clientId,
+        connection: connection.name,
+        user_name: identifiers.email,
+        description: action?.reason ?? errorCode,
+        ...originFields(requestOrigin(request)),
+        ...(action ? { details: action.details } : {}),
+      };
       registry.events.record({ ...event, type: errorCode === 'ip-signup-blocked' ? 'limit_mu' : 'fs' });
       const shown = { errorCode, values: { ...identifiers }, ...(errorField ? { errorField } : {}), ...(action?.userMessage ? { errorDescription: action.userMessage } : {}) };
       return sendScreen(registry, reply, 400, screenOf(open, connection, screen, shown));

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { NPM_PACKAGE_NAME } from '../../services/actions/action-build.js';
-import { ACTION_TRIGGER_IDS } from '../../services/actions/action-triggers.js';
+import { ACTION_TRIGGER_IDS } from '../../services/actions/trigger-catalogue.js';
 import type { ActionTrigger } from '../../services/actions/handlers.js';
 import { nullable } from './schemas.js';
 

@@ -1,3 +1,4 @@
+import { requestOrigin } from '../request-origin.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -75,7 +76,24 @@ export function samlIdpRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     // The hosted pages work from an authorization request: this one stands for the SAML request.
     const standIn: AuthorizeRequest = { clientId, redirectUri: acsUrl, responseTypes: ['id_token'], responseMode: 'form_post', scopes: ['openid', 'profile', 'email'], prompt: parsed?.forceAuthn ? ['login'] : [], extensions: {} };
     const session = await registry.sessions.find(sessionHandle(request));
-    if (session && (await sessionServes(session, standIn, deps))) return sendSamlAnswer(registry, reply, client, saml, session);
+    if (session && (await sessionServes(session, standIn, deps))) {
+      // An SSO session answering a new application is a sign-in to it: the post-login Actions run (without a
+      // redirect: a SAML answer has no /continue); a denial or a failure is shown instead of the answer.
+      const outcome = await registry.actionTriggers.postLogin.run({
+        clientId,
+        userId: session.data.user_id,
+        connection: session.data.connection,
+        amr: session.data.amr,
+        origin: requestOrigin(request),
+        protocol: 'samlp',
+        scopes: standIn.scopes,
+        sessionId: session.data.sid,
+        interactive: false,
+      });
+      if (outcome.kind === 'denied') return sendErrorPage(registry, reply, 403, 'access_denied', outcome.description, client);
+      if (outcome.kind === 'failed') return sendErrorPage(registry, reply, 500, 'server_error', outcome.description, client);
+      return sendSamlAnswer(registry, reply, client, saml, session);
+    }
     const { handle, transaction } = await registry.transactions.create(standIn);
     await registry.transactions.save(handle, { ...transaction, saml });
     setTransactionCookie(registry, reply, transaction.publicId, handle);

@@ -4,7 +4,7 @@ import type { Repositories } from '../../storage/repositories/index.js';
 import type { PageWindow } from '../../storage/repositories/page.js';
 import type { Storage } from '../../storage/storage.js';
 import { ServiceError } from '../errors.js';
-import { triggerViews } from './action-triggers.js';
+import { triggerViews } from './trigger-catalogue.js';
 import { bindingView, type ActionDraftData, type ActionVersionData, type StoredAction } from './action-views.js';
 import type { ActionTrigger } from './handlers.js';
 

@@ -1,6 +1,6 @@
 import { ServiceError } from '../errors.js';
 import type { ActionBuild, ActionDependency } from './action-build.js';
-import { currentVersionOf, DEFAULT_RUNTIME, isActionTrigger, RUNTIME_PATTERN } from './action-triggers.js';
+import { currentVersionOf, DEFAULT_RUNTIME, isActionTrigger, RUNTIME_PATTERN } from './trigger-catalogue.js';
 import type { ActionDraftData, StoredAction, StoredVersion, TriggerRef } from './action-views.js';
 import type { SecretInput } from './action-secrets.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Storage } from '../../storage/storage.js';
 import { refuseUnbuilt } from './action-drafts.js';
 import type { ActionSecrets } from './action-secrets.js';
-import { handlerOf } from './action-triggers.js';
+import { handlerOf } from './trigger-catalogue.js';
 import type { StoredAction } from './action-views.js';
 import type { ActionError } from './execution-result.js';
 import type { ActionsRuntime } from './runtime.js';

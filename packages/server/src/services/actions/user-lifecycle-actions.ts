@@ -28,8 +28,11 @@ export interface LifecycleContext {
 
 export type PreRegistrationVerdict =
   | { ok: true; appMetadata?: Record<string, unknown>; userMetadata?: Record<string, unknown> }
-  /** Denied by an action (`reason` for the log, `userMessage` for the user) or failed (then the message is ours). */
-  | { ok: false; reason: string; userMessage: string | undefined };
+  /**
+   * Denied by an action (`reason` for the log, `userMessage` for the user) or failed (then the message is ours);
+   * `details` is what the tenant log's `fs` keeps of the run (its execution, a failure's error and console output).
+   */
+  | { ok: false; reason: string; userMessage: string | undefined; details: Record<string, unknown> };
 
 export interface UserLifecycleDeps {
   runner: TriggerRunner;
@@ -111,8 +114,8 @@ export function userLifecycleActions(deps: UserLifecycleDeps) {
         }
         return 'next';
       });
-      if (run.failure) return { ok: false, reason: failureDescription(run.failure), userMessage: undefined };
-      if (denial) return { ok: false, ...denial };
+      if (run.failure) return { ok: false, reason: failureDescription(run.failure), userMessage: undefined, details: actionLogDetails(run) };
+      if (denial) return { ok: false, ...denial, details: actionLogDetails(run) };
       return {
         ok: true,
         ...(Object.keys(appMetadata).length > 0 ? { appMetadata } : {}),
