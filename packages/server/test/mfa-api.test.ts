@@ -291,6 +291,25 @@ describe.each(DIALECTS)('MFA API and grants (%s)', (dialect) => {
       expect([needsMfa.get('error'), needsMfa.get('error_description')]).toEqual(['interaction_required', 'Multifactor authentication required']);
       await api('PUT', '/guardian/policies', ['all-applications']);
       expect((await silently({})).get('error')).toBe('interaction_required');
+      await api('PUT', '/guardian/policies', []);
+      // An Action's api.multifactor.enable in a browser login: refused the same way.
+      const action = await api('POST', '/actions/actions', {
+        name: `browser-mfa-${dialect}`,
+        supported_triggers: [{ id: 'post-login', version: 'v3' }],
+        code: "exports.onExecutePostLogin = async (event, api) => { api.multifactor.enable('any'); };",
+        deploy: true,
+      });
+      expect((await api('PATCH', '/actions/triggers/post-login/bindings', { bindings: [{ ref: { type: 'action_id', value: action.body.id } }] })).status).toBe(200);
+      try {
+        const byAction = await browserLogin();
+        expect([byAction.searchParams.get('error'), byAction.searchParams.get('error_description'), byAction.searchParams.get('code')]).toEqual([
+          'access_denied',
+          'multi-factor authentication is required but the hosted pages do not offer it yet',
+          null,
+        ]);
+      } finally {
+        await api('PATCH', '/actions/triggers/post-login/bindings', { bindings: [] });
+      }
     } finally {
       await api('PUT', '/guardian/policies', ['all-applications']);
     }
