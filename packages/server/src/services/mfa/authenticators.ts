@@ -69,6 +69,29 @@ export function authenticators(deps: AuthenticatorsDeps) {
   const codeHash = (code: string) => hmacSha256(deps.codeKey, `recovery\n${code.replace(/\s+/g, '').toUpperCase()}`).toString('base64url');
   const log = (type: LogEventType, userId: string, fields: Partial<NewLogEvent> = {}) => deps.events.record({ type, user_id: userId, ...fields });
 
+  /** The record of a new authenticator, and for TOTP its secret in the clear (to show once). */
+  function build(userId: string, input: NewAuthenticator, status: 'pending' | 'confirmed'): { record: AuthenticatorRecord; secret?: string } {
+    const createdAt = at();
+    const secret = input.type === 'otp' ? (input.secret?.toUpperCase() ?? newTotpSecret()) : undefined;
+    const record: AuthenticatorRecord = {
+      id: `dev_${randomId(16)}`,
+      userId,
+      type: input.type,
+      status,
+      name: input.name ?? (input.type === 'sms' ? input.phoneNumber : input.type === 'email' ? input.email : null),
+      phoneNumber: input.type === 'sms' ? input.phoneNumber : null,
+      email: input.type === 'email' ? input.email : null,
+      secretSealed: secret !== undefined ? seal(deps.sealingKey, secret) : null,
+      codeHash: null,
+      lastStep: null,
+      data: input.type === 'sms' ? { preferred_authentication_method: input.preferred ?? 'sms' } : {},
+      createdAt,
+      enrolledAt: status === 'confirmed' ? createdAt : null,
+      lastAuthAt: null,
+    };
+    return { record, ...(secret !== undefined ? { secret } : {}) };
+  }
+
   return {
     publicId,
     listOf: (userId: string) => storage.authenticators.listOfUser(tenantId, userId),
@@ -88,27 +111,23 @@ export function authenticators(deps: AuthenticatorsDeps) {
      * first code. Answers the record and, for TOTP, the secret (to show once).
      */
     async enroll(userId: string, input: NewAuthenticator, status: 'pending' | 'confirmed', origin: Partial<NewLogEvent> = {}): Promise<{ record: AuthenticatorRecord; secret?: string }> {
-      const createdAt = at();
-      const secret = input.type === 'otp' ? (input.secret?.toUpperCase() ?? newTotpSecret()) : undefined;
-      const record: AuthenticatorRecord = {
-        id: `dev_${randomId(16)}`,
-        userId,
-        type: input.type,
-        status,
-        name: input.name ?? (input.type === 'sms' ? input.phoneNumber : input.type === 'email' ? input.email : null),
-        phoneNumber: input.type === 'sms' ? input.phoneNumber : null,
-        email: input.type === 'email' ? input.email : null,
-        secretSealed: secret !== undefined ? seal(deps.sealingKey, secret) : null,
-        codeHash: null,
-        lastStep: null,
-        data: input.type === 'sms' ? { preferred_authentication_method: input.preferred ?? 'sms' } : {},
-        createdAt,
-        enrolledAt: status === 'confirmed' ? createdAt : null,
-        lastAuthAt: null,
-      };
-      await storage.authenticators.insert(tenantId, record);
-      log(status === 'confirmed' ? 'gd_enrollment_complete' : 'gd_start_enroll', userId, { ...origin, details: { authenticator_type: input.type, id: publicId(record) } });
-      return { record, ...(secret !== undefined ? { secret } : {}) };
+      const built = build(userId, input, status);
+      await storage.authenticators.insert(tenantId, built.record);
+      log(status === 'confirmed' ? 'gd_enrollment_complete' : 'gd_start_enroll', userId, { ...origin, details: { authenticator_type: input.type, id: publicId(built.record) } });
+      return built;
+    },
+
+    /** Replaces all of a user's authenticators with these (confirmed), in one transaction: all of it or nothing. */
+    async replaceAll(userId: string, inputs: readonly NewAuthenticator[], origin: Partial<NewLogEvent> = {}): Promise<AuthenticatorRecord[]> {
+      const records = inputs.map((input) => build(userId, input, 'confirmed').record);
+      const removed = await storage.transaction(async (repos) => {
+        const count = await repos.authenticators.removeOfUser(tenantId, userId);
+        for (const record of records) await repos.authenticators.insert(tenantId, record);
+        return count;
+      });
+      if (removed > 0) log('gd_unenroll', userId, { ...origin, details: { removed } });
+      for (const record of records) log('gd_enrollment_complete', userId, { ...origin, details: { authenticator_type: record.type, id: publicId(record) } });
+      return records;
     },
 
     /** A new recovery code for the user, replacing any they had; answered once, stored as a hash. */

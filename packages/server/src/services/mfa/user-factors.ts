@@ -186,10 +186,7 @@ export function userFactors(deps: UserFactorsDeps) {
     async replaceMethods(userId: string, inputs: readonly NewMethod[]): Promise<AuthenticationMethodView[]> {
       await existingUser(userId);
       const checked = inputs.map(checkedNew);
-      await authenticators.removeAll(userId, management);
-      const created: AuthenticationMethodView[] = [];
-      for (const input of checked) created.push(methodView((await authenticators.enroll(userId, input, 'confirmed', management)).record));
-      return created;
+      return (await authenticators.replaceAll(userId, checked, management)).map(methodView);
     },
 
     async updateMethod(userId: string, methodId: string, changes: { name?: string | undefined; preferred_authentication_method?: 'sms' | 'voice' | undefined }) {
