@@ -80,9 +80,26 @@ class Lane {
  * A lane whose execution failed in the prelude's machinery drops its context (its module state is unknown) but
  * keeps its isolate; a lane whose execution timed out or went over the memory limit is disposed.
  */
+/**
+ * How long an execution waits for a busy lane to come free before it opens an isolate of its own. Warm executions
+ * take a fraction of a millisecond, so a burst of them is served faster by the loaded lanes in turn than by cold
+ * isolates (3-5 ms each, and disposed again past `maxIdleIsolates`); a lane held by a runaway execution is not
+ * waited for past this.
+ */
+const WAIT_FOR_LANE_MS = 20;
+
+interface LaneWaiter {
+  take(lane: Lane): void;
+  timer: NodeJS.Timeout;
+}
+
 export class VersionSandbox {
   private readonly idle: Lane[] = [];
   private readonly busy = new Set<Lane>();
+  /** Executions waiting for a lane, first come first served. */
+  private readonly waiting: LaneWaiter[] = [];
+  /** Lanes being opened now (they count towards the lanes a version keeps). */
+  private opening = 0;
   private retired = false;
   /** V8's code cache of the version's module, made by its first isolate and used by the next ones. */
   private moduleCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
@@ -120,7 +137,7 @@ export class VersionSandbox {
       timer = setTimeout(resolve, remainingMs(scope), OVERRUN);
     });
     const work = (async () => {
-      const taken = this.idle.pop() ?? (await this.openLane());
+      const taken = await this.takeLane();
       if (overran) {
         // The execution overran while its isolate was being made: the fresh isolate can serve the next one.
         this.release(taken);
@@ -155,6 +172,11 @@ export class VersionSandbox {
   retire(): void {
     this.retired = true;
     for (const lane of this.idle.splice(0)) lane.dispose();
+    // Those waiting for a lane get a new one each (it goes when they end).
+    for (const waiter of this.waiting.splice(0)) {
+      clearTimeout(waiter.timer);
+      this.openCounted().then(waiter.take, () => undefined);
+    }
   }
 
   /**
@@ -171,6 +193,36 @@ export class VersionSandbox {
   dispose(): void {
     this.retire();
     for (const lane of this.busy) lane.dispose();
+  }
+
+  /**
+   * A loaded idle lane; else, while the version has fewer than `maxIdleIsolates` lanes, a new one; else the next lane
+   * to come free, or a new one after WAIT_FOR_LANE_MS.
+   */
+  private takeLane(): Promise<Lane> {
+    const idle = this.idle.pop();
+    if (idle) return Promise.resolve(idle);
+    if (this.busy.size + this.opening < this.limits.maxIdleIsolates) return this.openCounted();
+    return new Promise<Lane>((resolve, reject) => {
+      const waiter: LaneWaiter = {
+        take: resolve,
+        timer: setTimeout(() => {
+          const at = this.waiting.indexOf(waiter);
+          if (at !== -1) this.waiting.splice(at, 1);
+          this.openCounted().then(resolve, reject);
+        }, WAIT_FOR_LANE_MS),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  private async openCounted(): Promise<Lane> {
+    this.opening += 1;
+    try {
+      return await this.openLane();
+    } finally {
+      this.opening -= 1;
+    }
   }
 
   private async openLane(): Promise<Lane> {
@@ -202,7 +254,14 @@ export class VersionSandbox {
     this.busy.delete(lane);
     if (lane.context) lane.context.scope = null;
     lane.freedAt = performance.now();
-    if (!lane.isolate.isDisposed && this.usable && this.idle.length < this.limits.maxIdleIsolates) this.idle.push(lane);
+    const reusable = !lane.isolate.isDisposed && this.usable;
+    const waiter = reusable ? this.waiting.shift() : undefined;
+    if (waiter) {
+      clearTimeout(waiter.timer);
+      waiter.take(lane);
+      return;
+    }
+    if (reusable && this.idle.length < this.limits.maxIdleIsolates) this.idle.push(lane);
     else lane.dispose();
     this.trimIdle();
   }
