@@ -4,7 +4,7 @@ import type { EventRecorder } from '../services/events/recorder.js';
 import { actionLogDetails, failureDescription, type TriggerRunner } from '../services/actions/trigger-runner.js';
 import type { Storage } from '../storage/storage.js';
 import { MAX_CUSTOM_CLAIMS_BYTES } from './action-claims.js';
-import { actionRequestDetails } from './action-request.js';
+import { actionRequestDetails } from '../services/actions/event-request.js';
 import type { OAuthError } from './errors.js';
 import { ActionFailed, InvalidRequest, InvalidScope } from './errors.js';
 import { recordedAlready } from './grants/recorded-refusals.js';

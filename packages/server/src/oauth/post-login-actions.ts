@@ -11,7 +11,8 @@ import type { Metadata } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { MAX_CUSTOM_CLAIMS_BYTES, type TokenChanges } from './action-claims.js';
 import type { AuthorizeRequest } from './authorize/request.js';
-import { actionRequestDetails } from './action-request.js';
+import { actionRequestDetails } from '../services/actions/event-request.js';
+import { recordMetadataCall } from '../services/actions/metadata-calls.js';
 
 /** Who signed in and how, as the post-login trigger's `event` describes it. */
 export interface PostLoginInput {
@@ -149,11 +150,9 @@ class PostLoginChanges {
           if (typeof first === 'string' && first !== '') {
             const field = op === 'user.setAppMetadata' ? 'app_metadata' : 'user_metadata';
             const patch = field === 'app_metadata' ? (this.appMetadata ??= {}) : (this.userMetadata ??= {});
-            patch[first] = second === undefined ? null : second;
             // A later action sees the change in its event, as on the platform.
             const shown = isRecord(user[field]) ? { ...(user[field] as Record<string, unknown>) } : {};
-            if (second === undefined || second === null) delete shown[first];
-            else shown[first] = second;
+            recordMetadataCall(patch, shown, first, second);
             user[field] = shown;
           }
           break;
@@ -226,7 +225,7 @@ export function postLoginActions(deps: PostLoginActionsDeps) {
         ? { id: connection.id, name: connection.data.name, strategy: connection.data.strategy, metadata: connection.data.metadata ?? {} }
         : { name: connectionName },
       ...(organization ? { organization: { id: organization.id, name: organization.name, display_name: organization.displayName ?? organization.name, metadata: organization.metadata ?? {} } } : {}),
-      request: actionRequestDetails(input.origin, request?.uiLocales),
+      request: actionRequestDetails(input.origin, { uiLocales: request?.uiLocales }),
       ...(input.audience !== undefined ? { resource_server: { identifier: input.audience } } : {}),
       ...(input.sessionId !== undefined ? { session: { id: input.sessionId } } : {}),
       stats: { logins_count: record.data.logins_count },

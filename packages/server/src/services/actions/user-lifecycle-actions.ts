@@ -4,6 +4,8 @@ import type { CachedClient } from '../config-cache.js';
 import type { EventRecorder } from '../events/recorder.js';
 import { originFields, type RequestOrigin } from '../events/event.js';
 import type { UserView } from '../users.js';
+import { actionRequestDetails } from './event-request.js';
+import { recordMetadataCall } from './metadata-calls.js';
 import { actionLogDetails, failureDescription, type TriggerRunner } from './trigger-runner.js';
 
 /** The new user as the signup describes them, before they exist (the pre-user-registration `event.user`). */
@@ -56,19 +58,8 @@ export function userLifecycleActions(deps: UserLifecycleDeps) {
     return {
       connection: { id: context.connection.id ?? '', name: context.connection.name, strategy: context.connection.strategy, metadata: {} },
       ...(context.client ? { client: { client_id: context.client.clientId, name: context.client.data.name, metadata: context.client.data.client_metadata ?? {} } } : {}),
-      request: context.origin ? requestOf(context.origin) : {},
+      request: context.origin ? actionRequestDetails(context.origin, { withParameters: false }) : {},
       tenant: { id: deps.tenantId },
-    };
-  }
-
-  function requestOf(origin: RequestOrigin): Record<string, unknown> {
-    const details = origin.details;
-    return {
-      ip: origin.ip,
-      ...(origin.userAgent !== undefined ? { user_agent: origin.userAgent } : {}),
-      ...(details ? { hostname: details.hostname, method: details.method } : {}),
-      ...(details?.acceptLanguage ? { language: details.acceptLanguage.split(',')[0]?.split(';')[0]?.split('-')[0]?.trim() } : {}),
-      geoip: {},
     };
   }
 
@@ -107,9 +98,7 @@ export function userLifecycleActions(deps: UserLifecycleDeps) {
           }
           if ((op === 'user.setAppMetadata' || op === 'user.setUserMetadata') && typeof first === 'string' && first !== '') {
             const [patch, view] = op === 'user.setAppMetadata' ? [appMetadata, shown.app_metadata] : [userMetadata, shown.user_metadata];
-            patch[first] = second === undefined ? null : second;
-            if (second === undefined || second === null) delete view[first];
-            else view[first] = second;
+            recordMetadataCall(patch, view, first, second);
           }
         }
         return 'next';

@@ -1,4 +1,4 @@
-import type { RequestOrigin } from '../services/events/event.js';
+import type { RequestOrigin } from '../events/event.js';
 
 /**
  * Request parameters an action never sees: credentials and one-time secrets (the platform hides them from
@@ -39,17 +39,19 @@ function language(origin: RequestOrigin, uiLocales: string | undefined): string 
   return header ? header.split('-')[0] : undefined;
 }
 
-/** The platform's `event.request` of an action: address, host, agent, language, method, query and body. */
-export function actionRequestDetails(origin: RequestOrigin, uiLocales?: string): Record<string, unknown> {
+/**
+ * The platform's `event.request` of an action: address, host, agent, language, method, and (`withParameters`, the
+ * login triggers') the query and body.
+ */
+export function actionRequestDetails(origin: RequestOrigin, options: { uiLocales?: string | undefined; withParameters?: boolean } = {}): Record<string, unknown> {
   const details = origin.details;
-  const lang = language(origin, uiLocales);
+  const lang = language(origin, options.uiLocales);
   return {
     ip: origin.ip,
     ...(details ? { hostname: details.hostname, method: details.method } : {}),
     ...(origin.userAgent !== undefined ? { user_agent: origin.userAgent } : {}),
     ...(lang !== undefined ? { language: lang } : {}),
-    query: parameters(details?.query),
-    body: parameters(details?.body),
+    ...(options.withParameters !== false ? { query: parameters(details?.query), body: parameters(details?.body) } : {}),
     // No address database: the platform's geoip fields are absent rather than made up.
     geoip: {},
   };
