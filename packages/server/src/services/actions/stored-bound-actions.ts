@@ -29,18 +29,16 @@ export interface StoredBoundActionsDeps {
  * BoundActions over storage: each trigger's deployed versions in binding order, their secrets opened and their
  * code ready, read in one statement (repositories/actions.ts `bound`) and kept, so that a login costs no database
  * read while nothing changed. Writes of actions and bindings clear the cache (storage.onChange, which the change
- * bus also fires for other nodes' writes, and storage fires again once a transaction committed); a read that began
- * before such a write is not stored.
+ * bus also fires for other nodes' writes, and storage fires again once a transaction committed); a read is cached
+ * from the moment it starts, so one on its way when such a write happens is dropped with the rest.
  */
 export function storedBoundActions(deps: StoredBoundActionsDeps): BoundActions {
   const { storage, tenantId } = deps;
   const nowMs = deps.nowMs ?? Date.now;
   const cache = new Map<ActionTrigger, { actions: Promise<BoundAction[]>; expires: number }>();
-  let generation = 0;
+  // The read is cached the moment it starts, so a write while it is on its way clears it too.
   storage.onChange((table) => {
-    if (!BOUND_TABLES.has(table)) return;
-    generation += 1;
-    cache.clear();
+    if (BOUND_TABLES.has(table)) cache.clear();
   });
 
   async function load(trigger: ActionTrigger): Promise<BoundAction[]> {
@@ -59,10 +57,9 @@ export function storedBoundActions(deps: StoredBoundActionsDeps): BoundActions {
       if (deps.ttlMs <= 0) return load(trigger);
       const hit = cache.get(trigger);
       if (hit && hit.expires > nowMs()) return hit.actions;
-      const startedAt = generation;
       const actions = load(trigger);
       // Shared by concurrent runs while it loads; a failed read is not kept.
-      if (startedAt === generation) cache.set(trigger, { actions, expires: nowMs() + deps.ttlMs });
+      cache.set(trigger, { actions, expires: nowMs() + deps.ttlMs });
       actions.catch(() => {
         if (cache.get(trigger)?.actions === actions) cache.delete(trigger);
       });
