@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { randomFillSync, randomInt } from 'node:crypto';
 
 /**
  * Cryptographically secure random bytes, drawn from a buffer refilled 4 KiB at a time. Every `randomBytes` call
@@ -24,13 +24,15 @@ export function secureRandomBytes(size: number): Buffer {
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A random identifier of `length` alphanumeric characters (unbiased). */
-export function randomId(length = 32): string {
+/** A random identifier of `length` characters of `alphabet` (alphanumeric by default; unbiased). */
+export function randomId(length = 32, alphabet = ALPHANUMERIC): string {
+  // The largest multiple of the alphabet's size that fits a byte: bytes at or above it are dropped, so that every
+  // character is equally likely (248 = 4 * 62 for the alphanumeric one).
+  const limit = 256 - (256 % alphabet.length);
   let out = '';
   while (out.length < length) {
     for (const byte of secureRandomBytes(length * 2)) {
-      // 248 = 4 * 62: discard the top of the byte range so every character is equally likely.
-      if (byte < 248 && out.length < length) out += ALPHANUMERIC[byte % 62];
+      if (byte < limit && out.length < length) out += alphabet[byte % alphabet.length];
     }
   }
   return out;
@@ -40,3 +42,6 @@ export function randomId(length = 32): string {
 export function randomHexId(): string {
   return secureRandomBytes(12).toString('hex');
 }
+
+/** A six-digit one-time code (000000-999999, unbiased), as texts and e-mails carry them. */
+export const sixDigitCode = (): string => String(randomInt(0, 1_000_000)).padStart(6, '0');

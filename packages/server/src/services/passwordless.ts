@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { sixDigitCode } from '../crypto/random.js';
 import { hmacSha256 } from '../crypto/deployment-secret.js';
 import { safeEqual } from '../crypto/handles.js';
 import type { OAuthConfig } from './config-cache.js';
@@ -110,7 +110,7 @@ export function passwordless(deps: PasswordlessDeps) {
       if ((connection.strategy === 'email') !== (input.field === 'email')) return { ok: false, failure: 'wrong_address_field' };
       if (input.send === 'link' && connection.strategy === 'sms') return { ok: false, failure: 'link_by_sms' };
       if (connection.options.disable_signup === true && !(await findUser(connection, identifier))) return { ok: false, failure: 'signup_disabled' };
-      const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+      const code = sixDigitCode();
       const id = otpId(connection.name, identifier);
       const now = deps.now();
       const data: OtpData = { client_id: input.clientId, connection: connection.name, identifier, code_hash: codeHash(code), wrong_tries: 0 };

@@ -1,7 +1,8 @@
 import { hmacSha256 } from '../../crypto/deployment-secret.js';
 import { handleId, newHandle, safeEqual } from '../../crypto/handles.js';
 import type { LoginProtection } from '../../services/login-protection.js';
-import { newOneTimeCode, publicId, type Authenticators } from '../../services/mfa/authenticators.js';
+import { publicId, type Authenticators } from '../../services/mfa/authenticators.js';
+import { sixDigitCode } from '../../crypto/random.js';
 import type { GuardianSettingsService } from '../../services/mfa/guardian-settings.js';
 import { totpUri } from '../../services/mfa/totp.js';
 import type { Notifier } from '../../services/notifier.js';
@@ -100,7 +101,7 @@ export function mfaApi(deps: MfaApiDeps) {
   }
 
   async function sendCode(read: ReadMfaToken, record: AuthenticatorRecord, origin: Origin): Promise<string> {
-    const code = newOneTimeCode();
+    const code = sixDigitCode();
     const oobCode = newHandle();
     const now = deps.now();
     await storage.artifacts.insert(tenantId, 'mfa_oob', {

@@ -1,7 +1,6 @@
-import { randomInt } from 'node:crypto';
 import { hmacSha256 } from '../../crypto/deployment-secret.js';
 import { safeEqual } from '../../crypto/handles.js';
-import { randomId, secureRandomBytes } from '../../crypto/random.js';
+import { randomId } from '../../crypto/random.js';
 import { open, seal } from '../../crypto/secret-box.js';
 import type { AuthenticatorRecord, AuthenticatorType } from '../../storage/repositories/authenticators.js';
 import type { Storage } from '../../storage/storage.js';
@@ -46,17 +45,8 @@ export const storedId = (id: string) => id.slice(id.lastIndexOf('|') + 1);
 const RECOVERY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /** A recovery code as the platform shows it: 24 characters, upper-case letters and digits (each equally likely). */
-function newRecoveryCode(): string {
-  let code = '';
-  while (code.length < 24) {
-    // 252 = 7 * 36: bytes above it are dropped so that no character is likelier than another.
-    for (const byte of secureRandomBytes(32)) if (byte < 252 && code.length < 24) code += RECOVERY_ALPHABET[byte % 36];
-  }
-  return code;
-}
+const newRecoveryCode = (): string => randomId(24, RECOVERY_ALPHABET);
 
-/** A six-digit code for the SMS and e-mail factors. */
-export const newOneTimeCode = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
 
 export type NewAuthenticator =
   | { type: 'otp'; name?: string | undefined; secret?: string | undefined }
