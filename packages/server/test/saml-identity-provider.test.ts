@@ -79,6 +79,27 @@ describe('SAML2 Web App add-on (Latchkey as identity provider)', () => {
     expect((await sp.validatePostResponseAsync({ SAMLResponse: again.SAMLResponse })).profile).toMatchObject({ nameID: fx.user.userId });
   });
 
+  it('runs the post-login Actions when the SSO session answers a SAML application, and shows a denial instead of the response', async () => {
+    const sp = serviceProvider();
+    const browser = new CookieClient(server.url);
+    await postedFields(await signIn(browser, await sp.getAuthorizeUrlAsync('relay-before', undefined, {})));
+    const code = "exports.onExecutePostLogin = async (event, api) => { if (event.transaction.protocol === 'samlp') api.access.deny('No SAML today for ' + event.client.client_id); };";
+    const created = await api('POST', '/actions/actions', { name: 'No SAML', supported_triggers: [{ id: 'post-login', version: 'v3' }], code });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await api('POST', `/actions/actions/${String(created.body.id)}/deploy`)).status).toBe(202);
+    const bind = (bindings: unknown[]) => api('PATCH', '/actions/triggers/post-login/bindings', { bindings });
+    expect((await bind([{ ref: { type: 'action_id', value: String(created.body.id) }, display_name: 'no saml' }])).status).toBe(200);
+    try {
+      const refused = await browser.get(await sp.getAuthorizeUrlAsync('relay-after', undefined, {}));
+      expect(refused.status).toBe(403);
+      const page = await refused.text();
+      expect(page).toContain(`No SAML today for ${fx.web.clientId}`);
+      expect(page).not.toContain('SAMLResponse');
+    } finally {
+      expect((await bind([])).status).toBe(200);
+    }
+  });
+
   it('identity-provider-initiated: without an AuthnRequest, a response for the application’s first assertion consumer service', async () => {
     const answer = await signIn(new CookieClient(server.url), `/samlp/${fx.web.clientId}?RelayState=from-idp`);
     const page = await answer.text();
