@@ -272,6 +272,8 @@ describe.each(DIALECTS)('Actions triggers end to end (%s)', (dialect) => {
 
     const [event] = await logged('f', `client_id:"${mySpa.clientId}"`);
     expect(event).toMatchObject({ type: 'f', description: 'Access to My SPA is not allowed.', user_id: fx.user.userId, client_id: mySpa.clientId });
+    // Logged once, where the actions ran: not again as the token endpoint's failed exchange.
+    expect(await logged('fepft', `client_id:"${mySpa.clientId}"`)).toEqual([]);
     const executionId = String((event?.details as { actions: { executions: string[] } }).actions.executions[0]);
     const execution = await management.actions.executions.get(executionId);
     expect(execution).toMatchObject({ id: executionId, trigger_id: 'post-login', status: 'final' });
