@@ -891,7 +891,7 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
   describe('authenticators (multi-factor)', () => {
     const tenant = 'tenant-mfa';
     const at = '2026-02-01T00:00:00.000Z';
-    const base = { name: null, phoneNumber: null, email: null, secretSealed: null, codeHash: null, lastStep: null, data: {}, enrolledAt: null, lastAuthAt: null } as const;
+    const base = { name: null, phoneNumber: null, email: null, secretSealed: null, codeHash: null, lastStep: null, credentialId: null, signCount: null, data: {}, enrolledAt: null, lastAuthAt: null } as const;
 
     it('keeps a user\'s authenticators in creation order, spends a TOTP step and a recovery code once, and removes by user and type', async () => {
       await storage.authenticators.insert(tenant, { ...base, id: 'dev_1', userId: 'u1', type: 'otp', status: 'pending', secretSealed: 'v1.sealed', createdAt: '2026-02-01T00:00:01.000Z' });
@@ -928,6 +928,36 @@ describe.each(DIALECTS)('storage contract (%s)', (dialect) => {
       expect(await storage.authenticators.removeOfUser(tenant, 'u1')).toBe(1);
       expect(await storage.authenticators.remove(tenant, 'dev_4')).toBe(true);
       expect(await storage.authenticators.remove(tenant, 'dev_4')).toBe(false);
+    });
+
+    it('finds a WebAuthn credential by its id within the tenant, refuses it twice, and raises its counter once', async () => {
+      const key = { ...base, userId: 'u5', type: 'webauthn-roaming', status: 'confirmed', createdAt: at } as const;
+      await storage.authenticators.insert(tenant, { ...key, id: 'dev_k1', credentialId: 'cred-1', signCount: 5, data: { publicKey: 'pk' } });
+      await storage.authenticators.insert(tenant, { ...key, id: 'dev_k2', credentialId: 'cred-2', signCount: 0 });
+      // Many authenticators without a credential share the null (TOTP, SMS, ...).
+      await storage.authenticators.insert(tenant, { ...base, id: 'dev_k3', userId: 'u5', type: 'otp', status: 'confirmed', createdAt: at });
+      await storage.authenticators.insert(tenant, { ...base, id: 'dev_k4', userId: 'u6', type: 'otp', status: 'confirmed', createdAt: at });
+      await expect(storage.authenticators.insert(tenant, { ...key, id: 'dev_k5', userId: 'u6', credentialId: 'cred-1', signCount: 0 })).rejects.toSatisfy((error: unknown) => storage.isUniqueViolation(error));
+      // Another tenant may hold the same credential id (a credential is scoped to a relying party, not to us).
+      await storage.authenticators.insert(tenantB, { ...key, id: 'dev_k1', credentialId: 'cred-1', signCount: 0 });
+
+      expect(await storage.authenticators.getByCredentialId(tenant, 'cred-1')).toMatchObject({ id: 'dev_k1', userId: 'u5', credentialId: 'cred-1', signCount: 5, data: { publicKey: 'pk' } });
+      expect(await storage.authenticators.getByCredentialId(tenant, 'cred-missing')).toBeUndefined();
+      expect((await storage.authenticators.getByCredentialId(tenantB, 'cred-1'))?.signCount).toBe(0);
+
+      // replay: a counter is accepted once, a lower one never; of two racers with the same counter one wins.
+      expect(await storage.authenticators.useSignCount(tenant, 'dev_k1', 5, at)).toBe(false);
+      expect(await storage.authenticators.useSignCount(tenant, 'dev_k1', 6, '2026-02-01T00:00:06.000Z')).toBe(true);
+      expect(await storage.authenticators.useSignCount(tenant, 'dev_k1', 6, at)).toBe(false);
+      const race = await Promise.all([storage.authenticators.useSignCount(tenant, 'dev_k1', 9, at), storage.authenticators.useSignCount(tenant, 'dev_k1', 9, at)]);
+      expect(race.filter(Boolean)).toHaveLength(1);
+      expect(await storage.authenticators.get(tenant, 'dev_k1')).toMatchObject({ signCount: 9, lastAuthAt: at });
+      // A counter of 0 (an authenticator that keeps none) only records the time.
+      expect(await storage.authenticators.useSignCount(tenant, 'dev_k2', 0, '2026-02-01T00:00:07.000Z')).toBe(true);
+      expect(await storage.authenticators.get(tenant, 'dev_k2')).toMatchObject({ signCount: 0, lastAuthAt: '2026-02-01T00:00:07.000Z' });
+      expect(await storage.authenticators.useSignCount(tenant, 'dev_missing', 0, at)).toBe(false);
+      await storage.authenticators.removeOfUser(tenant, 'u5');
+      expect(await storage.authenticators.getByCredentialId(tenant, 'cred-1')).toBeUndefined();
     });
 
     it('records when remembered browsers were invalidated, the last time counting', async () => {

@@ -338,6 +338,10 @@ export interface AuthenticatorsTable {
   created_at: string;
   enrolled_at: string | null;
   last_auth_at: string | null;
+  /** A WebAuthn credential's id, base64url (0019-webauthn-credentials); unique per tenant. */
+  credential_id: string | null;
+  /** A WebAuthn credential's signature counter; bigint as `last_step`. */
+  sign_count: number | string | null;
 }
 
 export interface MfaRememberRevocationsTable {

@@ -18,6 +18,7 @@ import { userGrants } from './0015-user-grants.js';
 import { organizations } from './0016-organizations.js';
 import { actions } from './0017-actions.js';
 import { authenticators } from './0018-authenticators.js';
+import { webauthnCredentials } from './0019-webauthn-credentials.js';
 
 /** Every migration, in order. Names are fixed once released: they are the keys in the migration table. */
 function migrations(dialect: DialectName): Record<string, Migration> {
@@ -40,6 +41,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0016-organizations': organizations,
     '0017-actions': actions,
     '0018-authenticators': authenticators,
+    '0019-webauthn-credentials': webauthnCredentials,
   };
 }
 

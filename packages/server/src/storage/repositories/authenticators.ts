@@ -2,7 +2,7 @@ import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { AuthenticatorsTable, Database } from '../schema.js';
 import { fromJson, toJson } from './json.js';
 
-/** The factor types an authenticator can be (the WebAuthn ones and passkeys are enrolled by a later step). */
+/** The factor types an authenticator can be (the WebAuthn ones and passkeys are enrolled by services/mfa/webauthn). */
 export type AuthenticatorType = 'otp' | 'sms' | 'email' | 'recovery-code' | 'webauthn-roaming' | 'webauthn-platform' | 'passkey';
 export type AuthenticatorStatus = 'pending' | 'confirmed';
 
@@ -20,7 +20,11 @@ export interface AuthenticatorRecord {
   codeHash: string | null;
   /** The last TOTP time step accepted. */
   lastStep: number | null;
-  /** Fields of other factor types (e.g. `preferred_authentication_method`, later WebAuthn credentials). */
+  /** A WebAuthn credential's id (base64url), unique per tenant; null for other types. */
+  credentialId: string | null;
+  /** A WebAuthn credential's signature counter (0 for authenticators that keep none). */
+  signCount: number | null;
+  /** Fields of other factor types (e.g. `preferred_authentication_method`, a WebAuthn credential's public key). */
   data: Record<string, unknown>;
   createdAt: string;
   enrolledAt: string | null;
@@ -38,6 +42,8 @@ const toRecord = (row: Selectable<AuthenticatorsTable>): AuthenticatorRecord => 
   secretSealed: row.secret_sealed,
   codeHash: row.code_hash,
   lastStep: row.last_step === null ? null : Number(row.last_step),
+  credentialId: row.credential_id,
+  signCount: row.sign_count === null ? null : Number(row.sign_count),
   data: fromJson<Record<string, unknown>>(row.data),
   createdAt: row.created_at,
   enrolledAt: row.enrolled_at,
@@ -67,6 +73,8 @@ export function authenticatorsRepository(db: Kysely<Database>) {
           secret_sealed: record.secretSealed,
           code_hash: record.codeHash,
           last_step: record.lastStep,
+          credential_id: record.credentialId,
+          sign_count: record.signCount,
           data: toJson(record.data),
           created_at: record.createdAt,
           enrolled_at: record.enrolledAt,
@@ -77,6 +85,12 @@ export function authenticatorsRepository(db: Kysely<Database>) {
 
     async get(tenantId: string, id: string): Promise<AuthenticatorRecord | undefined> {
       const row = await db.selectFrom('authenticators').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    /** The authenticator holding a WebAuthn credential, whoever's it is (a passkey sign-in names no user). */
+    async getByCredentialId(tenantId: string, credentialId: string): Promise<AuthenticatorRecord | undefined> {
+      const row = await db.selectFrom('authenticators').selectAll().where('tenant_id', '=', tenantId).where('credential_id', '=', credentialId).executeTakeFirst();
       return row && toRecord(row);
     },
 
@@ -113,6 +127,19 @@ export function authenticatorsRepository(db: Kysely<Database>) {
         .where('id', '=', id)
         .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
         .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /**
+     * Records a WebAuthn signature counter as used, only if it is higher than the one stored (one conditional
+     * UPDATE: of two assertions with the same counter exactly one wins). A counter of 0 is an authenticator that
+     * keeps none: only the time is recorded, and replay is left to the single-use challenge. False: the counter
+     * (or a higher one) was used already, a sign of a cloned authenticator or a replayed assertion.
+     */
+    async useSignCount(tenantId: string, id: string, signCount: number, at: string): Promise<boolean> {
+      let query = db.updateTable('authenticators').set({ last_auth_at: at }).where('tenant_id', '=', tenantId).where('id', '=', id);
+      if (signCount > 0) query = query.set({ sign_count: signCount }).where((eb) => eb.or([eb('sign_count', 'is', null), eb('sign_count', '<', signCount)]));
+      const result = await query.executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 
