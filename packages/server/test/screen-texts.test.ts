@@ -86,6 +86,23 @@ const PLATFORM_KEYS: Record<Screen, string> = {
   'organization-picker': 'pageTitle title description logoAltText',
   'accept-invitation': 'pageTitle title description buttonText logoAltText',
   error: '',
+  // The multi-factor screens: the keys the platform names for them (its MFA custom-text reference).
+  'mfa-begin-enroll-options': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures authenticatorNamesOTP authenticatorNamesSMS authenticatorNamesEmail authenticatorNamesWebauthnRoaming authenticatorNamesWebauthnPlatform authenticatorNamesRecoveryCode pageTitle title description',
+  'mfa-login-options': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures authenticatorNamesOTP authenticatorNamesSMS authenticatorNamesEmail authenticatorNamesWebauthnRoaming authenticatorNamesWebauthnPlatform authenticatorNamesRecoveryCode pageTitle title description backText',
+  'mfa-otp-enrollment-qr': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description placeholder',
+  'mfa-otp-enrollment-code': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description placeholder',
+  'mfa-otp-challenge': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description placeholder',
+  'mfa-sms-enrollment': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description placeholder',
+  'mfa-sms-challenge': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description placeholder resendText resendActionText',
+  'mfa-email-challenge': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description placeholder resendText resendActionText',
+  'mfa-recovery-code-enrollment': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description checkboxText',
+  'mfa-recovery-code-challenge': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description placeholder',
+  'mfa-recovery-code-challenge-new-code': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description checkboxText',
+  'mfa-webauthn-roaming-enrollment': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description',
+  'mfa-webauthn-roaming-challenge': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description',
+  'mfa-webauthn-platform-enrollment': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description',
+  'mfa-webauthn-platform-challenge': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description',
+  'passkey-enrollment': 'logoAltText pickAuthenticatorText rememberMeText buttonText invalid-code too-many-failures pageTitle title description',
 };
 
 /** The code screens' errors Latchkey reports (page-errors.ts) that the platform names only for other screens, or not at all. */
@@ -116,6 +133,23 @@ const LATCHKEY_KEYS: Record<Screen, string> = {
   'organization-picker': 'no-organizations',
   'accept-invitation': '',
   error: 'pageTitle title description logoAltText errorCodeLabel invalid-state',
+  // The multi-factor screens' own wording (the QR/text switch, a locked factor, a failed WebAuthn ceremony, passkey buttons).
+  'mfa-begin-enroll-options': 'no-code mfa-locked webauthn-failed',
+  'mfa-login-options': 'no-code mfa-locked webauthn-failed',
+  'mfa-otp-enrollment-qr': 'no-code mfa-locked webauthn-failed seeCodeText',
+  'mfa-otp-enrollment-code': 'no-code mfa-locked webauthn-failed seeQrText',
+  'mfa-otp-challenge': 'no-code mfa-locked webauthn-failed',
+  'mfa-sms-enrollment': 'no-code mfa-locked webauthn-failed invalid-phone send-failed',
+  'mfa-sms-challenge': 'no-code mfa-locked webauthn-failed',
+  'mfa-email-challenge': 'no-code mfa-locked webauthn-failed',
+  'mfa-recovery-code-enrollment': 'no-code mfa-locked webauthn-failed no-confirmation',
+  'mfa-recovery-code-challenge': 'no-code mfa-locked webauthn-failed',
+  'mfa-recovery-code-challenge-new-code': 'no-code mfa-locked webauthn-failed no-confirmation',
+  'mfa-webauthn-roaming-enrollment': 'no-code mfa-locked webauthn-failed',
+  'mfa-webauthn-roaming-challenge': 'no-code mfa-locked webauthn-failed',
+  'mfa-webauthn-platform-enrollment': 'no-code mfa-locked webauthn-failed',
+  'mfa-webauthn-platform-challenge': 'no-code mfa-locked webauthn-failed',
+  'passkey-enrollment': 'no-code mfa-locked webauthn-failed createButtonText continueButtonText',
 };
 
 const placeholders = (text: string): string[] => [...text.matchAll(/\$\{([A-Za-z0-9_]+)\}/g)].map((match) => match[1] ?? '');
@@ -169,7 +203,8 @@ describe('built-in screen texts', () => {
     expect(screensOfPrompt('logout')).toEqual(['logout', 'logout-complete', 'logout-aborted']);
     expect(screensOfPrompt('email-verification')).toEqual(['email-verification-result']);
     expect(screensOfPrompt('login-id')).toEqual(['login-id']);
-    expect(screensOfPrompt('mfa-otp')).toEqual([]);
+    expect(screensOfPrompt('mfa-otp')).toEqual(['mfa-otp-enrollment-qr', 'mfa-otp-enrollment-code', 'mfa-otp-challenge']);
+    expect(screensOfPrompt('mfa-push')).toEqual([]);
     expect(screensOfPrompt('constructor')).toEqual([]);
     expect(isScreen('login-id')).toBe(true);
     expect(isScreen('toString')).toBe(false);
