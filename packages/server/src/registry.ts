@@ -42,6 +42,8 @@ import { passwordless } from './services/passwordless.js';
 import { attackProtectionSettings, type AttackProtectionSettings } from './services/attack-protection-settings.js';
 import { guardianSettings, type GuardianSettingsService } from './services/mfa/guardian-settings.js';
 import { authenticators, type Authenticators } from './services/mfa/authenticators.js';
+import { rememberedBrowsers, type RememberedBrowsers } from './services/mfa/remembered-browsers.js';
+import { relyingPartyOf, webauthn, type WebAuthn } from './services/mfa/webauthn.js';
 import { mfaTokens } from './oauth/mfa/mfa-tokens.js';
 import { mfaApi } from './oauth/mfa/mfa-api.js';
 import { mfaReasons, multiFactorRequirement } from './oauth/mfa/requirement.js';
@@ -129,7 +131,7 @@ export interface Registry {
   managementLimiter: RateLimiter;
   attackProtection: AttackProtectionSettings;
   /** Multi-factor authentication: the tenant's factors and policy, users' authenticators. */
-  mfa: { settings: GuardianSettingsService; authenticators: Authenticators };
+  mfa: { settings: GuardianSettingsService; authenticators: Authenticators; rememberedBrowsers: RememberedBrowsers; webauthn: WebAuthn };
   loginProtection: LoginProtection;
   breached: BreachedPasswords;
   /** The Authentication API's limiter of one endpoint (route path), counting per client IP address. */
@@ -234,6 +236,9 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       settings: guardianSettings({ storage, tenantId, read: oauthConfig.tenantDocument }),
       // TOTP secrets sealed, recovery codes hashed, each under its own key from the deployment secret.
       authenticators: authenticators({ storage, tenantId, sealingKey: secret.key('mfa-secret-seal'), codeKey: secret.key('mfa-code-hash'), events, now }),
+      rememberedBrowsers: rememberedBrowsers({ storage, tenantId, key: secret.key('mfa-remember-browser'), now }),
+      // The relying party is the issuer's host; its name the product's (the tenant's friendly name may change).
+      webauthn: webauthn({ storage, tenantId, events, relyingParty: relyingPartyOf(config.issuer), now }),
     };
     const breached = breachedPasswords({ rangeUrl: config.breachedRangeUrl, onRangeError: (error) => log.warn({ err: error }, 'breached-password range API unavailable') });
     const outbox = localOutbox(config.dataDir, now);

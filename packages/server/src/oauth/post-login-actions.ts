@@ -1,4 +1,3 @@
-import { NO_HOSTED_MFA } from './sign-in-pipeline.js';
 import type { RequestOrigin } from '../services/events/event.js';
 import type { EventRecorder } from '../services/events/recorder.js';
 import { originFields } from '../services/events/event.js';
@@ -173,12 +172,8 @@ class PostLoginChanges {
           break;
         }
         case 'multifactor.enable':
-          // The token endpoint answers mfa_required (action-triggers.ts); a browser sign-in has no hosted challenge
-          // yet, and is refused rather than let through without the factor an action asked for.
-          if (interactive) {
-            this.denial = NO_HOSTED_MFA;
-            return 'stop';
-          }
+          // The sign-in must have a second factor: the token endpoint answers mfa_required (action-triggers.ts), a
+          // browser goes to the MFA screens before its answer (authorize/flow.ts completeAuthorization).
           this.multifactor = true;
           break;
         default:

@@ -26,6 +26,8 @@ export interface RefreshTokenData {
   sid: string | null;
   /** The organization the user logged in to, if any (absent in chains stored before organizations). */
   organization?: TokenOrganization;
+  /** How the user authenticated, when it took a second factor (the refreshed ID tokens carry it). */
+  amr?: string[];
 }
 
 /** The organization a login was for, as its tokens carry it (`org_id`, and `org_name` where the tenant allows). */

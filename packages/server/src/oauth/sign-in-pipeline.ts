@@ -20,8 +20,8 @@ import { recordedAlready } from './grants/recorded-refusals.js';
  * - `multi-factor`: whether a second factor is required (oauth/mfa/requirement.ts: the tenant's policy, or
  *   `acr_values` asking for it). The token endpoint's sign-ins are refused with `mfa-required` (the path answers
  *   the platform's `mfa_required` with an mfa_token, and the MFA grants run the stages again with `mfa` in `amr`);
- *   a browser sign-in records the need in `decisions.multiFactor` and, until the hosted pages offer a challenge,
- *   is denied rather than let through. A post-login Action's `api.multifactor.enable` requires it too (refused
+ *   a browser sign-in stops before its session and goes to the hosted MFA screens (oauth/mfa/browser-mfa.ts), which
+ *   resume it with the factor in `amr`. A post-login Action's `api.multifactor.enable` requires it too (refused
  *   in the `post-login-actions` stage the same way).
  * - `post-login-actions`: the tenant's post-login Actions (oauth/post-login-actions.ts). The token endpoint's
  *   sign-ins run them here; a browser sign-in runs them where its authorization is answered, after the screens
@@ -105,8 +105,11 @@ export type SignInRefusal = (
   recorded?: boolean;
 };
 
-/** Until the hosted pages have a multi-factor challenge, a browser sign-in that needs one is refused with this. */
-export const NO_HOSTED_MFA = 'multi-factor authentication is required but the hosted pages do not offer it yet';
+/**
+ * What a surface without a page for the second factor and without `mfa_required` answers a sign-in that needs one
+ * with (browser sign-ins go to the MFA screens, the token endpoint answers `mfa_required`).
+ */
+export const MFA_REQUIRED = 'Multifactor authentication required';
 
 /** A user whose credentials were verified, on their way through the stages. */
 export interface SignInAttempt {
@@ -168,7 +171,7 @@ export function oauthRefusal(blocked: () => OAuthError = () => new BlockedUser()
         ? blocked()
         : refusal.reason === 'action-failed'
           ? new ActionFailed(refusal.description)
-          : new AccessDenied(refusal.reason === 'mfa-required' ? NO_HOSTED_MFA : refusal.description);
+          : new AccessDenied(refusal.reason === 'mfa-required' ? MFA_REQUIRED : refusal.description);
     return refusal.recorded ? recordedAlready(error) : error;
   };
 }

@@ -1,3 +1,4 @@
+import { MFA_ACR } from './mfa/requirement.js';
 import { randomId } from '../crypto/random.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import type { ClientData } from '../services/clients.js';
@@ -150,6 +151,8 @@ export function userTokens(deps: UserTokensDeps) {
           auth_time: grant.authTime,
           sid: grant.sid ?? null,
           ...(grant.organization ? { organization: grant.organization } : {}),
+          // A refresh keeps the second factor of the sign-in (its ID tokens show it as the first did).
+          ...(grant.amr?.includes('mfa') ? { amr: [...grant.amr] } : {}),
         };
         refreshToken = await refreshTokens.create(data, grant.grantId);
       } else if (grant.refreshChain) await grant.refreshChain.end();
@@ -193,7 +196,12 @@ export function userTokens(deps: UserTokensDeps) {
         if (grant.sid) claims.sid = grant.sid;
         if (grant.nonce) claims.nonce = grant.nonce;
         if (organizationClaims) Object.assign(claims, organizationClaims);
-        if (grant.amr?.includes('mfa')) claims.amr = [...grant.amr];
+        // A second factor shows in amr, and acr names the multi-factor policy it satisfies (OpenID PAPE), as the
+        // platform's tokens do.
+        if (grant.amr?.includes('mfa')) {
+          claims.amr = [...grant.amr];
+          claims.acr = MFA_ACR;
+        }
         if (grant.actionChanges?.idToken) addCustomClaims(claims, grant.actionChanges.idToken);
         if (result.access_token) claims.at_hash = halfHash(result.access_token);
         if (options.code) claims.c_hash = halfHash(options.code);

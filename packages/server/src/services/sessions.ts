@@ -103,6 +103,14 @@ export function sessionsService(deps: SessionsDeps) {
       await storage.artifacts.update(tenantId, 'session', session.handleId, session.data, iso(deps.now()));
     },
 
+    /** Adds authentication methods to a live session (a second factor given later: step-up, an Action's demand). */
+    async addMethods(session: Session, amr: readonly string[]): Promise<void> {
+      const added = amr.filter((method) => !session.data.amr.includes(method));
+      if (added.length === 0) return;
+      session.data.amr = [...session.data.amr, ...added];
+      await storage.artifacts.update(tenantId, 'session', session.handleId, session.data, iso(deps.now()));
+    },
+
     /**
      * Ends the session behind a cookie value; answers what it was when there was one (logout logs whose it was). A
      * session idle too long is ended too (it is dead already), so this reads no lifetimes and may run inside a

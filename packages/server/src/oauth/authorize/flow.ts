@@ -11,7 +11,7 @@ import { checkRequest, trustRedirect, UntrustedRequest, type TrustedTarget } fro
 import { authorizationResult, type IssuedGrant } from './issue.js';
 import type { AuthorizeRequest, RawParams } from './request.js';
 import { startSession, type SignedInUser, type StartedSession } from './sign-in.js';
-import { oauthRefusal, type SignInAttempt, type SignInDecisions, type SignInPath } from '../sign-in-pipeline.js';
+import type { SignInAttempt, SignInDecisions } from '../sign-in-pipeline.js';
 import { deliver, type AuthorizationAnswer } from './response.js';
 import type { LoginTransaction, LoginTransactions } from './transaction.js';
 import type { UpstreamLogin } from '../upstream/login.js';
@@ -19,6 +19,8 @@ import type { ConsentNeed, Consents } from '../consent.js';
 import type { OrganizationLogin } from '../organization-login.js';
 import { browserProtocol, type PostLoginActions, type PostLoginResume } from '../post-login-actions.js';
 import { randomId } from '../../crypto/random.js';
+import { browserRefusal, SecondFactorNeeded, type BrowserSignInPath } from '../mfa/browser-mfa.js';
+import { pendingSecondFactor } from './second-factor.js';
 
 export interface AuthorizeDeps {
   storage: Storage;
@@ -41,7 +43,8 @@ export interface AuthorizeDeps {
  */
 export interface ScreenFirst {
   kind: 'screen';
-  screen: 'organization-picker' | 'consent';
+  /** `mfa`: the hosted MFA screens (http/login/mfa-screens.ts picks the first one). */
+  screen: 'organization-picker' | 'consent' | 'mfa';
   handle: string;
   transaction: LoginTransaction;
 }
@@ -119,6 +122,8 @@ export interface SignInSettled {
   pickOrganization?: boolean | undefined;
   /** The user came back through `/continue` after a post-login Action sent them away: the actions resume there. */
   resume?: PostLoginResume | undefined;
+  /** The post-login Actions ran already (one asked for a second factor, given since): their token changes. */
+  actionsRan?: { changes?: TokenChanges | undefined } | undefined;
 }
 
 /**
@@ -146,8 +151,8 @@ export async function completeAuthorization(
   }
   // A sign-in that stored its code with its session ran no post-login Actions (none were bound); any other answer
   // runs them now, before its code or tokens exist: a denial or a failure goes back to the application instead.
-  let actions: TokenChanges | undefined;
-  if (!settled?.issued) {
+  let actions: TokenChanges | undefined = settled?.actionsRan?.changes;
+  if (!settled?.issued && !settled?.actionsRan) {
     // Chosen now: an action's redirect and its encodeToken tokens carry it before the transaction exists. A login
     // that came back keeps the state it came back with (the other site's token names it; a second redirect reuses it).
     const continueState = settled?.resume?.state ?? randomId(24);
@@ -176,11 +181,43 @@ export async function completeAuthorization(
       const { handle, transaction } = await deps.transactions.create(request, { publicId: continueState, postLogin });
       return { kind: 'elsewhere', url: outcome.url, handle, transaction };
     }
+    // An action asked for a second factor the session does not have: the MFA screens, then the answer (the
+    // actions are not run again; what they changed waits in the transaction).
+    if (outcome.multifactor && !amr.includes('mfa')) {
+      if (request.prompt.includes('none')) return errorAnswer(target, new InteractionRequired('Multifactor authentication required'));
+      const user = { userId: session.data.user_id, connection: session.data.connection, amr };
+      const mfa = await pendingSecondFactor(deps.users, request, user, 'login-page', { sid: session.data.sid, actions: { changes: outcome.changes } });
+      const { handle, transaction } = await deps.transactions.create(request, { mfa });
+      return { kind: 'screen', screen: 'mfa', handle, transaction };
+    }
     actions = outcome.changes;
   }
   await deps.sessions.addClient(session, client.clientId);
   const result = await authorizationResult(request, client, session.data, deps, settled?.issued, actions);
   return deliver(request.responseMode, request.redirectUri, result);
+}
+
+/**
+ * Runs a browser sign-in that has no login transaction of its own (a login ticket, a magic link, an unsolicited SAML
+ * response); when it stops for a second factor, what signed the user in is spent (`spend`: false when it was spent
+ * already) and a transaction for the MFA screens answers instead.
+ */
+async function secondFactorFirst<T>(
+  request: AuthorizeRequest,
+  user: SignedInUser,
+  path: BrowserSignInPath,
+  deps: AuthorizeDeps,
+  spend: () => Promise<boolean>,
+  signIn: () => Promise<T>,
+): Promise<{ signedIn: T } | { mfa: Extract<AuthorizeOutcome, { kind: 'login' }> } | undefined> {
+  try {
+    return { signedIn: await signIn() };
+  } catch (error) {
+    if (!(error instanceof SecondFactorNeeded)) throw error;
+    if (!(await spend())) return undefined;
+    const { handle, transaction } = await deps.transactions.create(request, { mfa: await pendingSecondFactor(deps.users, request, user, path) });
+    return { mfa: { kind: 'login', handle, transaction } };
+  }
 }
 
 /**
@@ -202,9 +239,10 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
       'Cross-origin login could not be verified: this browser blocks third-party cookies and the application has no cross-origin verification page (cross_origin_loc).',
     );
   }
-  const attempt = browserAttempt('cross-origin-ticket', { userId: data.user_id, connection: data.connection, amr: data.amr }, request, target.client, browser);
+  const user = { userId: data.user_id, connection: data.connection, amr: data.amr };
+  const attempt = browserAttempt('cross-origin-ticket', user, request, target.client, browser);
   // Spent and turned into a session (with its code) together: a failure in between leaves the ticket unspent.
-  const started = await deps.users.signIn.run(attempt, () =>
+  const started = await secondFactorFirst(request, user, 'cross-origin-ticket', deps, async () => (await deps.loginTickets.redeem(ticket)) !== undefined, () => deps.users.signIn.run(attempt, () =>
     startSession(deps, {
       client: target.client,
       authorization: request,
@@ -215,9 +253,10 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
         return redeemed && { userId: redeemed.user_id, connection: redeemed.connection, amr: redeemed.amr };
       },
     }),
-  );
-  if (!started) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
-  return signedIn(request, target.client, started, deps, attempt);
+  ));
+  if (started && 'mfa' in started) return started.mfa;
+  if (!started?.signedIn) throw new AccessDenied('The login ticket is invalid, expired or was used already.');
+  return signedIn(request, target.client, started.signedIn, deps, attempt);
 }
 
 /** The API and scopes an authorization request asks for, as a sign-in logs them. */
@@ -227,11 +266,10 @@ export function requested(request: Pick<AuthorizeRequest, 'audience' | 'scopes' 
   return request.acrValues !== undefined ? { ...asked, acrValues: request.acrValues } : asked;
 }
 
-/** What a browser sign-in answers a refused account with: the application gets `access_denied`. */
-export const browserRefusal = oauthRefusal(() => new AccessDenied('user is blocked'));
+export { browserRefusal };
 
 /** A browser sign-in of `user` answering an authorization request, as the pipeline's stages see it. */
-function browserAttempt(path: SignInPath, user: SignedInUser, request: AuthorizeRequest, client: CachedClient, browser: BrowserState): SignInAttempt & { decisions: SignInDecisions } {
+function browserAttempt(path: BrowserSignInPath, user: SignedInUser, request: AuthorizeRequest, client: CachedClient, browser: BrowserState): SignInAttempt & { decisions: SignInDecisions } {
   return { ...user, path, clientId: request.clientId, refuse: browserRefusal, origin: browser.origin, authorization: { request, client }, decisions: {}, ...requested(request) };
 }
 
@@ -274,17 +312,21 @@ export async function authorizeAuthenticated(
   raw: RawParams,
   browser: BrowserState,
   deps: AuthorizeDeps,
-  path: Extract<SignInPath, 'passwordless-link' | 'idp-initiated-saml'>,
+  path: Extract<BrowserSignInPath, 'passwordless-link' | 'idp-initiated-saml'>,
   authenticate: (request: AuthorizeRequest) => Promise<SignedInUser>,
 ): Promise<AuthorizeOutcome> {
   return withTrustedTarget(raw, deps, async (target) => {
     const request = await organizationRequest(await checkRequest(raw, target, deps.config), target.client, deps, false);
     const user = await authenticate(request);
     const attempt = browserAttempt(path, user, request, target.client, browser);
-    const started = await deps.users.signIn.run(attempt, () =>
-      startSession(deps, { client: target.client, authorization: request, answerLater: answerLater(attempt.decisions), earlierSession: browser.sessionHandle, user }),
+    const started = await secondFactorFirst(request, user, path, deps, async () => true, () =>
+      deps.users.signIn.run(attempt, () =>
+        startSession(deps, { client: target.client, authorization: request, answerLater: answerLater(attempt.decisions), earlierSession: browser.sessionHandle, user }),
+      ),
     );
-    return signedIn(request, target.client, started, deps, attempt);
+    if (!started) throw new AccessDenied('The sign-in could not be completed.');
+    if ('mfa' in started) return started.mfa;
+    return signedIn(request, target.client, started.signedIn, deps, attempt);
   });
 }
 
@@ -384,6 +426,13 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
       return { kind: 'answer', answer };
     }
     if (silent) throw silentAuthFailed(needsMfa ? new InteractionRequired('Multifactor authentication required') : new LoginRequired(), request, session, browser.origin, deps);
+    // Step-up: the SSO session's user gives the second factor the request asks for, without logging in again.
+    if (needsMfa && session) {
+      const user = { userId: session.data.user_id, connection: session.data.connection, amr: session.data.amr ?? [] };
+      const mfa = await pendingSecondFactor(deps.users, request, user, 'login-page', { sid: session.data.sid });
+      const { handle, transaction } = await deps.transactions.create(request, { mfa });
+      return { kind: 'login', handle, transaction };
+    }
     const { handle, transaction } = await deps.transactions.create(request);
     if (federated) return { kind: 'upstream', handle, transaction, answer: await deps.upstream.begin(handle, transaction, federated) };
     return { kind: 'login', handle, transaction };

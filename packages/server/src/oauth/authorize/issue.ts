@@ -52,6 +52,7 @@ export async function issueCode(
     sid: session.sid,
     ...(request.organization !== undefined ? { organization: { id: request.organization, name: request.organizationName ?? '' } } : {}),
     ...(actions ? { actions } : {}),
+    ...(session.amr?.includes('mfa') ? { amr: [...session.amr] } : {}),
   };
   await repos.artifacts.insert(deps.tenantId, 'authorization_code', {
     id: handleId(deps.users.handleKey, code),
@@ -95,6 +96,7 @@ export async function authorizationResult(
             organization: request.organization !== undefined ? { id: request.organization, name: request.organizationName ?? '' } : undefined,
             grantId,
             actionChanges: actions,
+            amr: session.amr,
           },
           { accessToken: wantsToken, idToken: wantsIdToken, refreshToken: false, ...(code ? { code } : {}) },
         )

@@ -5,6 +5,7 @@ import type { Repositories } from '../../storage/repositories/index.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizeRequest } from './request.js';
 import type { TokenChanges } from '../action-claims.js';
+import type { BrowserMfa } from '../mfa/browser-mfa.js';
 
 /** How long a user may take on the hosted pages before the login must start again. */
 export const TRANSACTION_SECONDS = 3600;
@@ -43,6 +44,8 @@ export interface LoginTransaction {
    * changes of the actions before it.
    */
   postLogin?: { userId: string; sid: string; amr: string[]; resumeAt: number; actionId: string; tokens?: TokenChanges };
+  /** The user proved the first factor and gives a second one on the hosted MFA screens (http/login/mfa-screens.ts). */
+  mfa?: BrowserMfa;
 }
 
 export interface TransactionDeps {
@@ -63,7 +66,7 @@ export function loginTransactions(deps: TransactionDeps) {
     /** `publicId` when the caller chose it before (a post-login Action's redirect carries it before it exists). */
     async create(
       request: AuthorizeRequest,
-      extra: Pick<LoginTransaction, 'consent' | 'organizationPicker' | 'postLogin'> & { publicId?: string } = {},
+      extra: Pick<LoginTransaction, 'consent' | 'organizationPicker' | 'postLogin' | 'mfa' | 'saml'> & { publicId?: string } = {},
     ): Promise<{ handle: string; transaction: LoginTransaction }> {
       const handle = newHandle();
       const { publicId = randomId(24), ...waiting } = extra;

@@ -21,6 +21,8 @@ export interface AuthorizationCodeData {
   organization?: TokenOrganization;
   /** Custom claims and scopes from the post-login Actions that ran before the code was issued. */
   actions?: TokenChanges;
+  /** How the session's user authenticated, when it took a second factor. */
+  amr?: string[];
 }
 
 /**
@@ -69,6 +71,7 @@ export const authorizationCodeGrant: Grant = {
         sid: code.sid ?? undefined,
         organization: code.organization,
         actionChanges: code.actions,
+        amr: code.amr,
         grantId: artifact.family ?? '',
         certificateThumbprint: client.certificateThumbprint,
         idTokenSecret: client.secret,

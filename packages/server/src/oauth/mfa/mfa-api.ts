@@ -201,7 +201,14 @@ export function mfaApi(deps: MfaApiDeps) {
 
     /** mfa-oob: the code sent with `oob_code` (to this token's sign-in), once. */
     async checkOob(read: ReadMfaToken, oobCode: string, bindingCode: string, origin: Origin): Promise<AuthenticatorRecord> {
-      const id = handleId(deps.handleKey, oobCode);
+      return this.checkOobStored(read, this.oobId(oobCode), bindingCode, origin);
+    },
+
+    /** The stored id of an oob code (the hosted MFA screens keep only it). */
+    oobId: (oobCode: string) => handleId(deps.handleKey, oobCode),
+
+    /** `checkOob` by the stored id of the oob code. */
+    async checkOobStored(read: ReadMfaToken, id: string, bindingCode: string, origin: Origin): Promise<AuthenticatorRecord> {
       const challenge = await storage.artifacts.get<OobChallenge>(tenantId, 'mfa_oob', id);
       if (!challenge || challenge.consumedAt !== null || challenge.expiresAt <= at() || challenge.data.tokenId !== read.id) throw new WrongMfaCode('Invalid oob_code.');
       if (!safeEqual(challenge.data.codeHash, bindingHash(bindingCode))) {

@@ -49,10 +49,22 @@ export function mfaTokens(deps: { storage: Storage; tenantId: string; handleKey:
       return token;
     },
 
+    /**
+     * A pending sign-in for the hosted MFA screens: the same record (wrong codes counted, expiry, spent once), but
+     * no token is given out; the login transaction keeps the stored id.
+     */
+    async start(pending: Omit<PendingSignIn, 'failures'>): Promise<string> {
+      return handleId(deps.handleKey, await this.issue(pending));
+    },
+
     /** The live token for this application; refuses an unknown, spent, expired or other application's token. */
     async read(token: string | undefined, clientId: string | undefined): Promise<ReadMfaToken> {
       if (!token) throw new MalformedMfaToken();
-      const id = handleId(deps.handleKey, token);
+      return this.readStored(handleId(deps.handleKey, token), clientId);
+    },
+
+    /** `read` by the stored id (the hosted MFA screens keep it in their transaction). */
+    async readStored(id: string, clientId: string | undefined): Promise<ReadMfaToken> {
       const found = await storage.artifacts.get<PendingSignIn>(tenantId, 'mfa_token', id);
       if (!found || found.consumedAt !== null) throw new MalformedMfaToken();
       if (found.expiresAt <= deps.now().toISOString()) throw new ExpiredMfaToken();

@@ -163,6 +163,12 @@ export function authenticators(deps: AuthenticatorsDeps) {
       log('gd_enrollment_complete', record.userId, { ...origin, details: { authenticator_type: record.type, id: publicId(record) } });
     },
 
+    /** The secret of an authenticator app still being enrolled, to show its user again (QR code or text); never once confirmed. */
+    enrollmentSecret(record: AuthenticatorRecord): string | undefined {
+      if (record.type !== 'otp' || record.status !== 'pending' || record.secretSealed === null) return undefined;
+      return open(deps.sealingKey, record.secretSealed);
+    },
+
     /** A TOTP code for this authenticator: true once per time step; a wrong or replayed code is false. */
     async checkTotp(record: AuthenticatorRecord, code: string): Promise<boolean> {
       if (record.type !== 'otp' || record.secretSealed === null) return false;
