@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleId } from '../src/crypto/handles.js';
-import { CookieClient, inputValue } from './support/browser-client.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
@@ -253,60 +252,6 @@ describe.each(DIALECTS)('MFA API and grants (%s)', (dialect) => {
         const signedIn = await grant(MFA_OTP, { mfa_token: token, otp: totp(secret) });
         expect(signedIn.status, signedIn.text).toBe(200);
         expect((await login(username)).status).toBe(200);
-      } finally {
-        await api('PATCH', '/actions/triggers/post-login/bindings', { bindings: [] });
-      }
-    } finally {
-      await api('PUT', '/guardian/policies', ['all-applications']);
-    }
-  });
-
-  it('refuses a browser login that needs a second factor with access_denied, since the hosted pages do not offer one yet', async () => {
-    async function browserLogin(extra: Record<string, string> = {}, browser = new CookieClient(server.url)): Promise<URL> {
-      const start = await browser.get(`/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid', state: 'st', ...extra }).toString()}`);
-      const loginPage = new URL(start.headers.get('location') ?? '', server.url);
-      const html = await (await browser.get(loginPage.pathname + loginPage.search)).text();
-      const answer = await browser.postForm(loginPage.pathname + loginPage.search, { state: inputValue(html, 'state') ?? '', username: fx.user.email, password: fx.user.password });
-      const location = new URL(answer.headers.get('location') ?? '', server.url);
-      expect(`${location.origin}${location.pathname}`).toBe(fx.web.callback);
-      return location;
-    }
-    const refusedByPolicy = await browserLogin();
-    expect(refusedByPolicy.searchParams.get('error')).toBe('access_denied');
-    expect(refusedByPolicy.searchParams.get('error_description')).toBe('multi-factor authentication is required but the hosted pages do not offer it yet');
-    expect(refusedByPolicy.searchParams.get('code')).toBeNull();
-    expect((await api('PUT', '/guardian/policies', [])).status).toBe(200);
-    try {
-      const browser = new CookieClient(server.url);
-      expect((await browserLogin({}, browser)).searchParams.get('code')).toEqual(expect.any(String));
-      const refusedByAcr = await browserLogin({ acr_values: MFA_ACR });
-      expect([refusedByAcr.searchParams.get('error'), refusedByAcr.searchParams.get('code')]).toEqual(['access_denied', null]);
-      // The SSO session of a login without a second factor does not serve one that needs it.
-      const silently = async (extra: Record<string, string>) => {
-        const answer = await browser.get(`/authorize?${new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid', prompt: 'none', ...extra }).toString()}`);
-        return new URL(answer.headers.get('location') ?? '', server.url).searchParams;
-      };
-      expect((await silently({})).get('code')).toEqual(expect.any(String));
-      const needsMfa = await silently({ acr_values: MFA_ACR });
-      expect([needsMfa.get('error'), needsMfa.get('error_description')]).toEqual(['interaction_required', 'Multifactor authentication required']);
-      await api('PUT', '/guardian/policies', ['all-applications']);
-      expect((await silently({})).get('error')).toBe('interaction_required');
-      await api('PUT', '/guardian/policies', []);
-      // An Action's api.multifactor.enable in a browser login: refused the same way.
-      const action = await api('POST', '/actions/actions', {
-        name: `browser-mfa-${dialect}`,
-        supported_triggers: [{ id: 'post-login', version: 'v3' }],
-        code: "exports.onExecutePostLogin = async (event, api) => { api.multifactor.enable('any'); };",
-        deploy: true,
-      });
-      expect((await api('PATCH', '/actions/triggers/post-login/bindings', { bindings: [{ ref: { type: 'action_id', value: action.body.id } }] })).status).toBe(200);
-      try {
-        const byAction = await browserLogin();
-        expect([byAction.searchParams.get('error'), byAction.searchParams.get('error_description'), byAction.searchParams.get('code')]).toEqual([
-          'access_denied',
-          'multi-factor authentication is required but the hosted pages do not offer it yet',
-          null,
-        ]);
       } finally {
         await api('PATCH', '/actions/triggers/post-login/bindings', { bindings: [] });
       }

@@ -3,7 +3,7 @@ import type { AuthorizationStep } from '../../oauth/authorize/flow.js';
 import type { Registry } from '../../registry.js';
 import { sendAnswer } from '../oauth/answer-pages.js';
 import { setTransactionCookie } from './cookies.js';
-import { screenUrl } from './screens.js';
+import { MFA_ENTRY_PATH, screenUrl } from './screens.js';
 
 /**
  * Sends where an authorization goes next: the answer to the application, or, when the user must choose their
@@ -18,5 +18,6 @@ export function sendAuthorizationStep(registry: Registry, reply: FastifyReply, s
   }
   if (step.kind !== 'screen') return sendAnswer(reply, step);
   setTransactionCookie(registry, reply, step.transaction.publicId, step.handle);
-  return reply.header('cache-control', 'no-store').redirect(screenUrl(step.screen, step.transaction), 302);
+  const url = step.screen === 'mfa' ? `${MFA_ENTRY_PATH}?state=${encodeURIComponent(step.transaction.publicId)}` : screenUrl(step.screen, step.transaction);
+  return reply.header('cache-control', 'no-store').redirect(url, 302);
 }

@@ -1,7 +1,7 @@
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import { organizationUsage } from '../../oauth/organization-login.js';
 import type { Registry } from '../../registry.js';
-import { firstScreen, screenUrl, type TransactionScreen } from './screens.js';
+import { firstScreen, MFA_ENTRY_PATH, screenUrl, type TransactionScreen } from './screens.js';
 import { usableConnections } from './organization-connections.js';
 
 /**
@@ -24,6 +24,7 @@ export async function identifierFirstFor(registry: Registry, transaction: LoginT
  */
 export async function entryScreenUrl(registry: Registry, transaction: LoginTransaction): Promise<string> {
   const { request } = transaction;
+  if (transaction.mfa) return `${MFA_ENTRY_PATH}?state=${encodeURIComponent(transaction.publicId)}`;
   if (request.invitation !== undefined) return screenUrl('accept-invitation', transaction);
   if (request.organization === undefined) {
     const client = await registry.oauthConfig.client(request.clientId);

@@ -35,7 +35,10 @@ export const PAGE_ERRORS = {
   'invalid-username': { screens: ['signup', 'signup-id'], when: 'the username has characters other than letters, digits and `_.+-`, or more than 128' },
   'invalid-phone-number': { screens: ['login-id'], when: 'a passwordless SMS connection was given something that is not a phone number in international format' },
   'signup-disabled': { screens: ['login-id', 'login-passwordless-email-code', 'login-passwordless-sms-otp'], when: 'the passwordless connection has no account for the address and signup is off (a Latchkey code)' },
-  'no-code': { screens: ['login-passwordless-email-code', 'login-passwordless-sms-otp'], when: 'the one-time code is empty (a Latchkey code)' },
+  'no-code': {
+    screens: ['login-passwordless-email-code', 'login-passwordless-sms-otp', 'mfa-otp-challenge', 'mfa-sms-challenge', 'mfa-email-challenge', 'mfa-recovery-code-challenge'],
+    when: 'the one-time code is empty (a Latchkey code)',
+  },
   'invalid-verification-code': { screens: ['login-passwordless-email-code', 'login-passwordless-sms-otp'], when: 'the one-time code is wrong' },
   'invalid-expired-code': { screens: ['login-passwordless-email-code', 'login-passwordless-sms-otp'], when: 'the one-time code is spent, expired or was tried too often: the user asks for a new one' },
   'ip-signup-blocked': { screens: ['signup', 'signup-password'], when: 'suspicious-IP throttling: too many signups from this address' },
@@ -53,6 +56,21 @@ export const PAGE_ERRORS = {
   'password-mismatch': { screens: ['reset-password'], when: 'the password and its confirmation differ' },
   'invalid-organization': { screens: ['organization-selection'], when: 'no organization has the name entered' },
   'auth0-users-expired-ticket': { screens: ['reset-password-error'], when: 'the reset link is unknown, expired or was used already' },
+  'invalid-code': {
+    screens: ['mfa-otp-enrollment-qr', 'mfa-otp-enrollment-code', 'mfa-otp-challenge', 'mfa-sms-challenge', 'mfa-email-challenge', 'mfa-recovery-code-challenge'],
+    when: 'the second factor\'s code is wrong, spent or expired (the fifth wrong code of a login sends the application `access_denied`)',
+  },
+  'mfa-locked': {
+    screens: ['mfa-otp-challenge', 'mfa-sms-challenge', 'mfa-email-challenge', 'mfa-recovery-code-challenge', 'mfa-webauthn-roaming-challenge', 'mfa-webauthn-platform-challenge'],
+    when: 'brute-force protection blocked the user\'s second factor from this address (a Latchkey code)',
+  },
+  'invalid-phone': { screens: ['mfa-sms-enrollment'], when: 'the phone number is not in international format (E.164)' },
+  'send-failed': { screens: ['mfa-sms-enrollment'], when: 'the SMS provider could not send the code' },
+  'no-confirmation': { screens: ['mfa-recovery-code-enrollment', 'mfa-recovery-code-challenge-new-code'], when: 'the box saying that the recovery code was recorded is not ticked' },
+  'webauthn-failed': {
+    screens: ['mfa-webauthn-roaming-enrollment', 'mfa-webauthn-roaming-challenge', 'mfa-webauthn-platform-enrollment', 'mfa-webauthn-platform-challenge', 'passkey-enrollment'],
+    when: 'the browser gave no credential (cancelled, timed out) or it did not verify (wrong key, replayed, another account\'s)',
+  },
 } as const satisfies Record<string, PageErrorEntry>;
 
 export type PageErrorCode = keyof typeof PAGE_ERRORS;

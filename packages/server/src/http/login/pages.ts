@@ -62,6 +62,8 @@ export interface ScreenInput {
   user?: PageModel['user'];
   /** More values for the texts' placeholders (`${inviterName}`). */
   textValues?: Record<string, string>;
+  /** The multi-factor screens' data and choices. */
+  mfa?: PageModel['mfa'];
 }
 
 /** The organization a transaction's login is for, as the screens show it. */
@@ -109,13 +111,13 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     clientName,
     // In a login to an organization, the organization is the company the texts name.
     companyName: organization?.display_name ?? organization?.name ?? settings?.friendly_name ?? registry.tenantId,
-    ...input.textValues,
     email: input.screenData?.email ?? values.email ?? '',
     username: input.screenData?.username ?? values.username ?? '',
     userName: input.userName ?? input.screenData?.username ?? values.username ?? '',
     // No connectionName: `federatedConnectionButtonText` takes each button's own (render/widget.ts), and a bundle fills it in.
     // The user names Latchkey accepts (signup-screens.ts), for the texts that state the rule.
     ...USERNAME_RULE,
+    ...input.textValues,
   });
   // The error page shows the server's description; a form shows the text of its error code, but an Action's own
   // message to the user where it gave one.
@@ -166,6 +168,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     ...(organization ? { organization } : {}),
     ...(input.organizations ? { organizations: input.organizations } : {}),
     ...(input.user ? { user: input.user } : {}),
+    ...(input.mfa ? { mfa: input.mfa } : {}),
     ...(renderingConfig ? { renderingConfig } : {}),
     ...(pageTemplate ? { pageTemplate } : {}),
   };

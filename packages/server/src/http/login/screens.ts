@@ -2,6 +2,36 @@ import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import { PROMPT_OF_SCREEN } from '../../services/rendering/texts/index.js';
 
 /**
+ * The hosted multi-factor screens, each at `/u/<its name>` as the platform serves them (http/login/mfa-screens.ts).
+ * A transaction waiting for a second factor reaches these and nothing else.
+ */
+export const MFA_SCREEN_PATHS = {
+  'mfa-begin-enroll-options': '/u/mfa-begin-enroll-options',
+  'mfa-login-options': '/u/mfa-login-options',
+  'mfa-otp-enrollment-qr': '/u/mfa-otp-enrollment-qr',
+  'mfa-otp-enrollment-code': '/u/mfa-otp-enrollment-code',
+  'mfa-otp-challenge': '/u/mfa-otp-challenge',
+  'mfa-sms-enrollment': '/u/mfa-sms-enrollment',
+  'mfa-sms-challenge': '/u/mfa-sms-challenge',
+  'mfa-email-challenge': '/u/mfa-email-challenge',
+  'mfa-recovery-code-enrollment': '/u/mfa-recovery-code-enrollment',
+  'mfa-recovery-code-challenge': '/u/mfa-recovery-code-challenge',
+  'mfa-recovery-code-challenge-new-code': '/u/mfa-recovery-code-challenge-new-code',
+  'mfa-webauthn-roaming-enrollment': '/u/mfa-webauthn-roaming-enrollment',
+  'mfa-webauthn-roaming-challenge': '/u/mfa-webauthn-roaming-challenge',
+  'mfa-webauthn-platform-enrollment': '/u/mfa-webauthn-platform-enrollment',
+  'mfa-webauthn-platform-challenge': '/u/mfa-webauthn-platform-challenge',
+  'passkey-enrollment': '/u/passkey-enrollment',
+} as const;
+
+export type MfaScreen = keyof typeof MFA_SCREEN_PATHS;
+
+export const isMfaScreen = (screen: string): screen is MfaScreen => Object.hasOwn(MFA_SCREEN_PATHS, screen);
+
+/** Where a transaction waiting for a second factor goes first: the screen that fits the user's factors. */
+export const MFA_ENTRY_PATH = '/u/mfa';
+
+/**
  * The hosted login's screens, named and addressed as the platform names them (its prompt/screen model), so that a
  * tenant bundle written with the platform's Advanced Customizations SDK finds the screen it expects. Each screen
  * that takes input renders at its path (GET) and takes its form at the same path (POST), with `?state=`.
@@ -19,6 +49,7 @@ export const TRANSACTION_SCREEN_PATHS = {
   'organization-selection': '/u/organization-selection',
   'organization-picker': '/u/organization-picker',
   'accept-invitation': '/u/accept-invitation',
+  ...MFA_SCREEN_PATHS,
 } as const;
 
 export type TransactionScreen = keyof typeof TRANSACTION_SCREEN_PATHS;
@@ -64,8 +95,9 @@ export function firstScreen(transaction: LoginTransaction, identifierFirst: bool
  * is sent back to the start.
  */
 export function screenReached(screen: TransactionScreen | 'reset-password-request', transaction: LoginTransaction): boolean {
-  // A transaction waiting for consent or the user's organization has a signed-in user: it takes that screen's answer
-  // and nothing else.
+  // A transaction waiting for a second factor, consent or the user's organization has a signed-in user: it takes
+  // that screen's answer and nothing else.
+  if (transaction.mfa !== undefined || isMfaScreen(screen)) return isMfaScreen(screen) && transaction.mfa !== undefined;
   if (transaction.consent !== undefined || screen === 'consent') return screen === 'consent' && transaction.consent !== undefined;
   if (transaction.organizationPicker !== undefined || screen === 'organization-picker') return screen === 'organization-picker' && transaction.organizationPicker !== undefined;
   switch (screen) {

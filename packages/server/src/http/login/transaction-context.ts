@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerLater, browserRefusal, completeAuthorization, errorAnswer, requested, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
 import { OAuthError } from '../../oauth/errors.js';
-import type { SignInAttempt, SignInDecisions, SignInPath } from '../../oauth/sign-in-pipeline.js';
+import { SecondFactorNeeded, type BrowserSignInPath } from '../../oauth/mfa/browser-mfa.js';
+import { pendingSecondFactor } from '../../oauth/authorize/second-factor.js';
+import type { SignInAttempt, SignInDecisions } from '../../oauth/sign-in-pipeline.js';
 import { startSession, type SignedInUser } from '../../oauth/authorize/sign-in.js';
 import type { LoginTransaction } from '../../oauth/authorize/transaction.js';
 import type { CachedClient } from '../../services/config-cache.js';
@@ -16,7 +18,7 @@ import { sendSamlAnswer } from '../oauth/saml-answer.js';
 import { clearTransactionCookie, sessionHandle, setSessionCookie, transactionHandle } from './cookies.js';
 import { sendErrorPage } from './pages.js';
 import { screenInPlaceOf } from './entry.js';
-import { screenReached, screenUrl, type TransactionScreen } from './screens.js';
+import { MFA_ENTRY_PATH, screenReached, screenUrl, type TransactionScreen } from './screens.js';
 
 /** A login transaction this browser holds, with its application. */
 export interface OpenTransaction {
@@ -148,7 +150,7 @@ export async function finishLogin(
   request: FastifyRequest,
   reply: FastifyReply,
   open: OpenTransaction,
-  signedIn: SignedInUser & { path: Extract<SignInPath, 'login-page' | 'signup-page' | 'upstream-oauth' | 'upstream-saml'>; account?: SignInAttempt['account'] },
+  signedIn: SignedInUser & { path: BrowserSignInPath; account?: SignInAttempt['account'] },
 ): Promise<FastifyReply> {
   // The transaction is spent in the commit that replaces the browser's earlier session and stores the code.
   const deps = authorizeDeps(registry);
@@ -179,6 +181,7 @@ export async function finishLogin(
     );
   } catch (error) {
     if (error instanceof OAuthError) return refuseLogin(registry, reply, open, error);
+    if (error instanceof SecondFactorNeeded) return askSecondFactor(registry, reply, open, user, signedIn.path);
     throw error;
   }
   if (!created) {
@@ -204,4 +207,11 @@ export async function finishLogin(
 export async function signedInSession(registry: Registry, request: FastifyRequest, who: { userId: string; sid: string } | undefined): Promise<Session | undefined> {
   const session = who && (await registry.sessions.find(sessionHandle(request)));
   return session && session.data.sid === who.sid && session.data.user_id === who.userId ? session : undefined;
+}
+
+/** The sign-in stopped for a second factor: the transaction waits for it on the MFA screens (mfa-screens.ts). */
+async function askSecondFactor(registry: Registry, reply: FastifyReply, open: OpenTransaction, user: SignedInUser, path: BrowserSignInPath): Promise<FastifyReply> {
+  const mfa = await pendingSecondFactor(registry.userGrants, open.transaction.request, user, path);
+  await registry.transactions.save(open.handle, { ...open.transaction, mfa });
+  return reply.header('cache-control', 'no-store').redirect(`${MFA_ENTRY_PATH}${open.query}`, 302);
 }

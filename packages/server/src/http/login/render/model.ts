@@ -71,7 +71,12 @@ export interface PageModel {
   /** The organizations a signed-in user may choose among (`user.organizations`, the organization picker). */
   organizations?: OrganizationShown[];
   /** The signed-in user, on the screens after login (`user` of the context: consent, the organization picker). */
-  user?: { id: string; email?: string; username?: string; picture?: string };
+  user?: { id: string; email?: string; username?: string; picture?: string; enrolled_factors?: string[] };
+  /**
+   * What the multi-factor screens show beyond text: their `screen.data` (a QR code, a code to copy, a masked phone
+   * number, WebAuthn options), merged into the context's, and the factors an options screen offers.
+   */
+  mfa?: { data: Tree; factors?: string[]; canPickAnother?: boolean };
   client: { client_id: string; name: string; logo_uri?: string; description?: string; metadata: Record<string, string> };
   tenant: { name: string; friendly_name: string; picture_url?: string; enabled_locales: string[] };
   /** The tenant's branding (`GET /api/v2/branding`): our pages' logo, colours and favicon, and `branding.settings`. */

@@ -2,6 +2,7 @@ import type { PolicyRule } from '../../../services/password-policy.js';
 import { fillText } from '../../../services/rendering/texts/index.js';
 import { html, safeHref, type Html } from './escape.js';
 import type { PageModel } from './model.js';
+import { isWebAuthnScreen, mfaActions, mfaDisplay, mfaFormControls, mfaHiddenFields, mfaScript } from './mfa-widget.js';
 
 interface Field {
   name: string;
@@ -44,6 +45,16 @@ function fieldsOf(model: PageModel): Field[] {
       return [{ name: 'organizationName', label: t('placeholder'), type: 'text', autocomplete: 'organization' }];
     case 'reset-password':
       return [password('new-password', 'password-reset'), { name: 're-enter-password', label: t('reEnterpasswordPlaceholder'), type: 'password', autocomplete: 'new-password' }];
+    case 'mfa-otp-enrollment-qr':
+    case 'mfa-otp-enrollment-code':
+    case 'mfa-otp-challenge':
+    case 'mfa-sms-challenge':
+    case 'mfa-email-challenge':
+      return [{ name: 'code', label: t('placeholder'), type: 'text', autocomplete: 'one-time-code' }];
+    case 'mfa-recovery-code-challenge':
+      return [{ name: 'code', label: t('placeholder'), type: 'text', autocomplete: 'off' }];
+    case 'mfa-sms-enrollment':
+      return [{ name: 'phone', label: t('placeholder'), type: 'text', autocomplete: 'tel' }];
     default:
       return [];
   }
@@ -209,19 +220,24 @@ export function renderWidget(model: PageModel): Html {
   const header = html`<header>${logo && html`<img class="logo" src="${logo}" alt="${model.client.name}">`}<h1>${title}</h1>${salute && html`<p class="salute">${salute}</p>`}<p>${description}</p></header>`;
 
   const fields = fieldsOf(model);
-  const extraAction = actionButton(model);
+  const extraAction = actionButton(model) ?? mfaActions(model);
+  const controls = mfaFormControls(model);
+  // Screens whose main action is a button without a field (the recovery code recorded, a WebAuthn ceremony).
+  const submitOnly = controls !== undefined || isWebAuthnScreen(model.screen);
   const form =
-    (fields.length > 0 || extraAction) &&
+    (fields.length > 0 || extraAction || submitOnly) &&
     model.action &&
     html`${[
-      html`<form method="post" action="${model.action}" novalidate>`,
+      html`<form method="post" action="${model.action}" novalidate${isWebAuthnScreen(model.screen) && html` data-webauthn`}>`,
       Object.entries(model.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`),
+      mfaHiddenFields(model),
       fields.map((field, index) => {
         const rules = (field.name === 'password' || field.name === 'password-reset') && model.passwordPolicy ? model.passwordPolicy : undefined;
         const describedBy = [...(error ? ['page-error'] : []), ...(rules ? [RULES_ID] : [])];
         return html`${input(field, model.values[field.name], describedBy, index === 0)}${rules && passwordRules(rules, model)}`;
       }),
-      fields.length > 0 && html`<button type="submit">${t('buttonText') || 'Continue'}</button>`,
+      controls,
+      (fields.length > 0 || submitOnly) && html`<button type="submit">${t('createButtonText') || t('buttonText') || 'Continue'}</button>`,
       extraAction,
       html`</form>`,
     ]}`;
@@ -237,7 +253,7 @@ export function renderWidget(model: PageModel): Html {
     model.screen === 'email-verification-result' && link(model.links.login, t('buttonText')),
   ];
 
-  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${scopeList(model)}${alert}${form}${federatedButtons(model)}${links}</main>`;
+  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${scopeList(model)}${alert}${mfaDisplay(model)}${form}${federatedButtons(model)}${links}${mfaScript(model)}</main>`;
 }
 
 /** The page title: the screen's `pageTitle` (it names the application). */
