@@ -250,6 +250,33 @@ describe.each(DIALECTS)('hosted MFA screens (%s)', (dialect) => {
     expect(silent.searchParams.get('error')).toBe('login_required');
   });
 
+  it('stops a cross-origin login (its login ticket) for the factor too, and answers the application after it', async () => {
+    const user = await newUser('ticket');
+    const secret = 'MFRGGZDFMZTWQ2LKMFRGGZDFMZTWQ2LK';
+    expect((await api('POST', `/users/${encodeURIComponent(user.id)}/authentication-methods`, { type: 'totp', totp_secret: secret })).status).toBe(201);
+    expect((await api('PATCH', `/clients/${fx.spa.clientId}`, { cross_origin_authentication: true })).status).toBe(200);
+    const browser = new CookieClient(server.url);
+    const ticket = await browser.postJson(
+      '/co/authenticate',
+      { client_id: fx.spa.clientId, credential_type: 'http://auth0.com/oauth/grant-type/password-realm', username: user.email, password: PASSWORD, realm: fx.connection },
+      { origin: fx.spa.origin },
+    );
+    const body = (await ticket.json()) as { login_ticket?: string };
+    expect(ticket.status, JSON.stringify(body)).toBe(200);
+    const authorize = `/authorize?${new URLSearchParams({ client_id: fx.spa.clientId, response_type: 'token id_token', redirect_uri: fx.spa.callback, scope: 'openid', state: 'co', nonce: 'n-1', realm: fx.connection, login_ticket: body.login_ticket ?? '' }).toString()}`;
+    const stopped = at(await browser.get(authorize));
+    expect(stopped.pathname).toBe('/u/mfa');
+    // The ticket is spent: presenting it again does not skip the factor.
+    expect(new URLSearchParams(at(await new CookieClient(server.url).get(authorize)).hash.slice(1)).get('error')).toBe('access_denied');
+    const challenge = await open(browser, stopped);
+    expect(screenOf(challenge.html)).toBe('mfa-otp-challenge');
+    const answered = at(await post(browser, challenge, { code: freshCode(secret, used) }));
+    expect(`${answered.origin}${answered.pathname}`).toBe(fx.spa.callback);
+    const fragment = new URLSearchParams(answered.hash.slice(1));
+    expect(fragment.get('state')).toBe('co');
+    expect(decodeJwt(fragment.get('id_token') ?? '').amr).toEqual(expect.arrayContaining(['pwd', 'mfa', 'otp']));
+  });
+
   it('steps an SSO session up for acr_values, and asks for the factor an Action enables', async () => {
     expect((await api('PUT', '/guardian/policies', [])).status).toBe(200);
     try {
