@@ -4,8 +4,8 @@ import type { SignInPath, StageCheck } from '../sign-in-pipeline.js';
 /** The `acr_values` value that asks for a second factor (OpenID PAPE). */
 export const MFA_ACR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
 
-/** The factors a user can answer a challenge with today (WebAuthn comes with the hosted pages). */
-const USABLE_FACTORS = ['otp', 'sms', 'email'] as const;
+/** The factors a user can enroll and answer a challenge with (WebAuthn on the hosted pages). */
+const USABLE_FACTORS = ['otp', 'sms', 'email', 'webauthn-roaming', 'webauthn-platform'] as const;
 
 /** The sign-ins of the token endpoint that can answer `mfa_required` (a refresh continues one that passed already). */
 export const MFA_TOKEN_PATHS: ReadonlySet<SignInPath> = new Set(['password-grant', 'password-realm-grant', 'passwordless-otp-grant']);
