@@ -8,11 +8,11 @@ import { build } from 'esbuild';
 
 /**
  * The tenant bundles of test/fixtures/acul (one written with `@auth0/auth0-acul-js`, one with
- * `@auth0/auth0-acul-react`), built as a tenant would ship them: one classic script each, loaded by a screen's
- * rendering `head_tags`.
+ * `@auth0/auth0-acul-react`, one with the SDK's multi-factor screen classes), built as a tenant would ship them:
+ * one classic script each, loaded by a screen's rendering `head_tags`.
  */
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'acul');
-const ENTRIES = { vanilla: join(FIXTURES, 'vanilla.ts'), react: join(FIXTURES, 'react.tsx') } as const;
+const ENTRIES = { vanilla: join(FIXTURES, 'vanilla.ts'), react: join(FIXTURES, 'react.tsx'), mfa: join(FIXTURES, 'mfa.ts') } as const;
 type Flavour = keyof typeof ENTRIES;
 
 /** The packages whose code ends up in the bundles: a new version of any of them means a new build. */
@@ -68,7 +68,7 @@ let building: Promise<Record<Flavour, string>> | undefined;
 export function buildAculBundles(): Promise<Record<Flavour, string>> {
   building ??= (async () => {
     const dir = cacheDir();
-    const files = { vanilla: join(dir, 'vanilla.js'), react: join(dir, 'react.js') };
+    const files = { vanilla: join(dir, 'vanilla.js'), react: join(dir, 'react.js'), mfa: join(dir, 'mfa.js') };
     mkdirSync(dir, { recursive: true });
     for (const flavour of Object.keys(ENTRIES) as Flavour[]) {
       if (existsSync(files[flavour])) continue;
@@ -87,15 +87,17 @@ export interface BundleOrigin {
   origin: string;
   vanillaUrl: string;
   reactUrl: string;
+  mfaUrl: string;
   close(): Promise<void>;
 }
 
-/** Serves the built bundles (`/vanilla.js`, `/react.js`) from a local HTTP server on a random port. */
+/** Serves the built bundles (`/vanilla.js`, `/react.js`, `/mfa.js`) from a local HTTP server on a random port. */
 export async function startBundleOrigin(): Promise<BundleOrigin> {
   const files = await buildAculBundles();
   const scripts = new Map<string, Buffer>([
     ['/vanilla.js', readFileSync(files.vanilla)],
     ['/react.js', readFileSync(files.react)],
+    ['/mfa.js', readFileSync(files.mfa)],
   ]);
   const server: Server = createServer((request, response) => {
     const script = scripts.get(new URL(request.url ?? '/', 'http://bundles').pathname);
@@ -116,6 +118,7 @@ export async function startBundleOrigin(): Promise<BundleOrigin> {
     origin,
     vanillaUrl: `${origin}/vanilla.js`,
     reactUrl: `${origin}/react.js`,
+    mfaUrl: `${origin}/mfa.js`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
