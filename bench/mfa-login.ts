@@ -18,7 +18,8 @@
  * step) pair. The run fails, rather than wait, if every user has spent the step (BENCH_MFA_USERS raises the count).
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -44,6 +45,11 @@ export interface MfaLoginFigures {
   met: boolean;
   /** Measured completions (warm-ups excluded). */
   measured: { passwordOnly: number; totp: number };
+  /**
+   * The server process's CPU time (all its threads, the hashes on the libuv pool included) per measured login: what a
+   * TOTP login costs beyond a password-only one, whatever else the machine runs.
+   */
+  cpuMsPerLogin: { passwordOnly: number; totp: number };
 }
 
 /** RFC 4648 Base32 without padding: the form `totp_secret` takes. */
@@ -64,6 +70,14 @@ function totpCode(key: Buffer, step: number): string {
 }
 
 const currentStep = () => Math.floor(Date.now() / STEP_MS);
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** CPU milliseconds a process has used so far, user and system, all threads (/proc/<pid>/stat). */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
 
 function payloadOf(jwt: unknown): Record<string, unknown> {
   const part = typeof jwt === 'string' ? jwt.split('.')[1] : undefined;
@@ -195,11 +209,24 @@ export async function mfaLoginFigures(options: { settings: LoadSettings; affinit
     };
 
     const policy = (on: boolean) => management('PUT', '/guardian/policies', on ? ['all-applications'] : []);
-    const [password, totp] = await compareLoopRates([passwordOnly, totpLogin], loops, settings.seconds, settings.warmupSeconds, {
+    // The server's CPU time of each measured run, read between runs (the warm-ups, one per target, come first).
+    const targets = [passwordOnly, totpLogin];
+    const cpuMs = [0, 0];
+    let runs = 0;
+    let open: { target: number; since: number } | undefined;
+    const closeRun = () => {
+      if (open) cpuMs[open.target] = (cpuMs[open.target] ?? 0) + processCpuMs(server.pid) - open.since;
+      open = undefined;
+    };
+    const [password, totp] = await compareLoopRates(targets, loops, settings.seconds, settings.warmupSeconds, {
       before: async (target) => {
+        closeRun();
         await policy(target === 1);
+        runs += 1;
+        if (runs > targets.length) open = { target, since: processCpuMs(server.pid) };
       },
     });
+    closeRun();
     if (!password || !totp) throw new Error('compareLoopRates answered fewer rates than targets');
     const ratio = totp.perSecond / password.perSecond;
     return {
@@ -210,6 +237,7 @@ export async function mfaLoginFigures(options: { settings: LoadSettings; affinit
       ratio,
       met: ratio >= MFA_LOGIN_AIM,
       measured: { passwordOnly: password.completed, totp: totp.completed },
+      cpuMsPerLogin: { passwordOnly: (cpuMs[0] ?? 0) / password.completed, totp: (cpuMs[1] ?? 0) / totp.completed },
     };
   } finally {
     await server.stop();
@@ -218,11 +246,14 @@ export async function mfaLoginFigures(options: { settings: LoadSettings; affinit
 
 /** The printed block. The ratio to three places: at two, 0.899 would print as 0.90 beside MISSED. */
 export function mfaLoginLines(figures: MfaLoginFigures, setUp: string): string {
+  const cpu = figures.cpuMsPerLogin;
   return [
     `\nmulti-factor logins (${setUp}; password-realm grants, ${figures.loops} loops, the MFA policy switched between alternate rounds on one server):`,
     `  password-only login (password-realm → tokens)                          ${figures.passwordOnly.toFixed(1)}/s`,
     `  TOTP login (password-realm → 403 mfa_required → mfa-otp → tokens)       ${figures.totp.toFixed(1)}/s`,
     `  TOTP/password-only  ${figures.ratio.toFixed(3)} (aim ≥ ${MFA_LOGIN_AIM})  ${figures.met ? 'MET' : 'MISSED'}`,
+    `  server CPU per login (all its threads): password-only ${cpu.passwordOnly.toFixed(1)} ms, TOTP ${cpu.totp.toFixed(1)} ms (+${(cpu.totp - cpu.passwordOnly).toFixed(1)} ms; ` +
+      `the aim leaves ${(cpu.passwordOnly / MFA_LOGIN_AIM - cpu.passwordOnly).toFixed(1)} ms)`,
     `  ${figures.users} users, each with its own authenticator; ${figures.measured.totp} TOTP and ${figures.measured.passwordOnly} password-only logins measured, each TOTP login a fresh (user, 30-s step) pair`,
   ].join('\n');
 }
