@@ -287,7 +287,7 @@ describe.each(DIALECTS)('hosted MFA screens (%s)', (dialect) => {
       const plain = await tokensOf(await passwordLogin(browser, user.email));
       expect(plain.amr).toBeUndefined();
       const silently = at(await browser.get(authorizeUrl({ prompt: 'none', acr_values: MFA_ACR })));
-      expect([silently.searchParams.get('error'), silently.searchParams.get('error_description')]).toEqual(['interaction_required', 'Multifactor authentication required']);
+      expect([silently.searchParams.get('error'), silently.searchParams.get('error_description')]).toEqual(['login_required', 'Multifactor authentication required']);
       // The session's user gives the factor without the password.
       const stepUp = await open(browser, at(await browser.get(authorizeUrl({ acr_values: MFA_ACR }))));
       expect(screenOf(stepUp.html)).toBe('mfa-otp-challenge');
