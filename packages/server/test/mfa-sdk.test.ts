@@ -1,6 +1,6 @@
 import { AuthClient, isMfaRequiredError } from '@auth0/auth0-auth-js';
 import { decodeJwt } from 'jose';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_LIBRARY, startAppPages } from './support/app-page-server.js';
@@ -11,6 +11,7 @@ import { provisionLogin } from './support/login-fixture.js';
 import { managementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
 import { startSmtpServer, textOf } from './support/smtp-receiver.js';
+import { startSpaApp } from './support/spa-app-page.js';
 import { totp } from './support/totp.js';
 
 const REALM_GRANT = 'http://auth0.com/oauth/grant-type/password-realm';
@@ -201,6 +202,118 @@ describe('mfa_required in the browser library (auth0-js) in Chromium', () => {
       expect(finished.status, JSON.stringify(finished.body)).toBe(200);
       expect(decodeJwt(String(finished.body.id_token)).amr).toEqual(expect.arrayContaining(['pwd', 'mfa', 'otp']));
     } finally {
+      await context.close();
+    }
+  });
+});
+
+const MFA_ACR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
+
+/**
+ * The platform's SPA SDK (npm `@auth0/auth0-spa-js`, unmodified) in Chromium. Its `MfaRequiredError` (with the
+ * `mfa_token`) comes only from token requests the SDK itself sends (refresh token, token exchange, passkey grants),
+ * and Latchkey answers `mfa_required` only to the password, password-realm and passwordless one-time-code grants
+ * (MFA_TOKEN_PATHS: a refresh continues a sign-in that passed its stages), so that error cannot be met here. What an
+ * SPA meets is a step-up: after a login without a second factor, `getTokenSilently` asking for one through
+ * `acr_values` sends the silent `/authorize` (prompt=none) that Latchkey answers as the platform does, with
+ * `login_required` and `Multifactor authentication required`; the SDK surfaces it, and with
+ * `interactiveErrorHandler: 'popup'` recognizes it as the step-up and opens the interactive login for it.
+ */
+describe('a step-up in the SPA SDK (auth0-spa-js) in Chromium', () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  let fx: Awaited<ReturnType<typeof provisionLogin>>;
+  let app: Awaited<ReturnType<typeof startSpaApp>>;
+  let browser: Browser;
+  let interactiveErrorHandler: 'popup' | undefined;
+
+  beforeAll(async () => {
+    // The issuer on 127.0.0.1, as the SDK is given Latchkey's origin (`domain`) and expects `iss` to be it.
+    server = await startTestServer({ dialect: 'sqlite', listen: true, publicHost: '127.0.0.1' });
+    app = await startSpaApp(() => ({
+      domain: server.url,
+      clientId: fx.spa.clientId,
+      authorizationParams: { redirect_uri: `${app.origin}/callback` },
+      cacheLocation: 'memory',
+      ...(interactiveErrorHandler ? { interactiveErrorHandler } : {}),
+    }));
+    fx = await provisionLogin(server, { callbackBase: app.origin });
+    const api = managementApi(server, 'socket');
+    expect((await api('PUT', '/guardian/factors/otp', { enabled: true })).status).toBe(200);
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await server?.close();
+  });
+
+  type Outcome = { ok: true } | { ok: false; error: unknown; description: unknown; isGeneric: boolean; isMfaRequired: boolean };
+  const silently = (page: Page, authorizationParams: Record<string, string>) =>
+    page.evaluate(async (params): Promise<Outcome> => {
+      const sdk = window as unknown as { auth0: Record<string, new (...args: never[]) => unknown>; auth0Client: { getTokenSilently(options: unknown): Promise<unknown> } };
+      try {
+        await sdk.auth0Client.getTokenSilently({ cacheMode: 'off', authorizationParams: params });
+        return { ok: true };
+      } catch (error) {
+        const { error: code, error_description: description } = error as { error?: unknown; error_description?: unknown };
+        return {
+          ok: false,
+          error: code,
+          description,
+          isGeneric: error instanceof (sdk.auth0.GenericError as new () => unknown),
+          isMfaRequired: error instanceof (sdk.auth0.MfaRequiredError as new () => unknown),
+        };
+      }
+    }, authorizationParams);
+
+  it('surfaces login_required "Multifactor authentication required" for acr_values after a login without a second factor, and opens the step-up login', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.origin}/`);
+      await page.waitForFunction(() => 'auth0Client' in window);
+      await Promise.all([
+        page.waitForURL(`${server.url}/u/login**`),
+        page.evaluate(() => {
+          void (window as unknown as { auth0Client: { loginWithRedirect(): Promise<void> } }).auth0Client.loginWithRedirect();
+        }),
+      ]);
+      await page.fill('#field-username', fx.user.email);
+      await page.fill('#field-password', fx.user.password);
+      await Promise.all([page.waitForURL(`${app.origin}/callback?**`), page.click('button[type="submit"]')]);
+      await page.waitForFunction(() => 'auth0Client' in window);
+      const claims = await page.evaluate(async () => {
+        const client = (window as unknown as { auth0Client: { handleRedirectCallback(): Promise<unknown>; getIdTokenClaims(): Promise<Record<string, unknown>> } }).auth0Client;
+        await client.handleRedirectCallback();
+        return client.getIdTokenClaims();
+      });
+      expect(claims.amr ?? []).not.toContain('mfa');
+
+      // The session answers a silent request that asks for nothing more; one asking for a second factor it lacks is refused.
+      expect(await silently(page, {})).toEqual({ ok: true });
+      expect(await silently(page, { acr_values: MFA_ACR })).toEqual({
+        ok: false,
+        error: 'login_required',
+        description: 'Multifactor authentication required',
+        isGeneric: true,
+        isMfaRequired: false,
+      });
+
+      // With the SDK's interactive handler, the same answer opens the interactive login, asking for the second factor.
+      interactiveErrorHandler = 'popup';
+      await page.goto(`${app.origin}/`);
+      await page.waitForFunction(() => 'auth0Client' in window);
+      const interactive = context.waitForEvent('request', (request) => request.url().startsWith(`${server.url}/authorize?`) && new URL(request.url()).searchParams.get('prompt') !== 'none');
+      const popup = context.waitForEvent('page');
+      const outcome = silently(page, { acr_values: MFA_ACR });
+      const opened = await popup;
+      const request = await interactive;
+      expect(new URL(request.url()).searchParams.get('acr_values')).toBe(MFA_ACR);
+      expect(request.frame().page()).toBe(opened);
+      await opened.close();
+      expect(await outcome).toMatchObject({ ok: false, error: 'cancelled' });
+    } finally {
+      interactiveErrorHandler = undefined;
       await context.close();
     }
   });
