@@ -5,7 +5,7 @@
  * table and writes the same figures to .bench/results.json. Also the tenant log's cost: the pinned tokens and logins
  * against the same server with LATCHKEY_TENANT_LOG=off (bench/tenant-log.ts). And issue 28's Actions triggers: what a bound
  * post-login or credentials-exchange action costs, and other requests beside a looping one (bench/action-triggers.ts).
- * Bounded and self-stopping.
+ * And issue 29's TOTP logins against password-only logins on one server (bench/mfa-login.ts). Bounded and self-stopping.
  * Settings: BENCH_SECONDS (8), BENCH_WARMUP_SECONDS (3), BENCH_CONNECTIONS (32). See bench/README.md.
  */
 import { generateKeyPairSync } from 'node:crypto';
@@ -23,6 +23,7 @@ import { storedEvents, TENANT_LOG_AIM, tenantLogLines, tenantLogSide, type Tenan
 import { FLOOR_PASSWORD } from './floor-servers.js';
 import { PEER_USER_CLIENT, PEER_USERINFO_PATH } from './peer-oidc-provider.js';
 import { ACTION_AIMS, actionTriggerFigures, actionTriggerLines } from './action-triggers.js';
+import { MFA_LOGIN_AIM, mfaLoginFigures, mfaLoginLines } from './mfa-login.js';
 
 const settings: LoadSettings = {
   seconds: Number(process.env.BENCH_SECONDS ?? 8),
@@ -382,6 +383,8 @@ async function main() {
   const protection = await attackFigures(plan?.serverCpu);
   console.log('· Actions triggers: a post-login and a credentials-exchange action, and a post-login action looping to its limit');
   const actions = await actionTriggerFigures({ settings, affinity: plan?.serverCpu, dataDir });
+  console.log('· multi-factor logins: password-realm with a TOTP second factor against password only');
+  const mfaLogin = await mfaLoginFigures({ settings, affinity: plan?.serverCpu, dataDir });
   // From here on nothing is pinned: servers and the load generator share every CPU.
   if (plan) pinSelf(plan.allCpus);
   if (plan) scenarios.push(await tokenScenario('one process, unpinned', 1, plan.allCpus));
@@ -429,6 +432,7 @@ async function main() {
     actionCredentialsExchangeTokens: { target: ACTION_AIMS.exchangeRatio, value: actions.credentialsExchange.ratio, met: actions.credentialsExchange.met },
     actionRunawayTokensP99: { target: ACTION_AIMS.runawayP99Ratio, value: actions.runaway.tokens.ratio, met: actions.runaway.tokens.met },
     actionRunawayRefreshP99: { target: ACTION_AIMS.runawayP99Ratio, value: actions.runaway.refresh.ratio, met: actions.runaway.refresh.met },
+    totpLoginOfPasswordLogin: { target: MFA_LOGIN_AIM, value: mfaLogin.ratio, met: mfaLogin.met },
   };
 
   const rows: Row[] = scenarios.map((s) => [
@@ -483,6 +487,7 @@ async function main() {
   console.log(`  legitimate p99 under attack / alone      ${attack.p99Ratio.toFixed(2)} (target ≤ 2)  ${verdict(targets.legitimateP99UnderAttack.met)}`);
   console.log(`breached-password lookups: ${breached.entries} SHA-1 prefixes, ${(breached.tableBytes / 1024 / 1024).toFixed(2)} MB, built in ${breached.buildMs} ms; ${breached.lookupsPerSecond.toFixed(0)} lookups/s (SHA-1 + binary search, this process)`);
   console.log(actionTriggerLines(actions, singleName));
+  console.log(mfaLoginLines(mfaLogin, singleName));
   if (rendering && rendering.configs < RENDERING_CONFIGS) {
     console.log(`\nnote: the catalogue has ${rendering.cataloguePairs} prompt/screen pairs, so ${rendering.configs} configurations (not ${RENDERING_CONFIGS}) were stored.`);
   }
@@ -501,6 +506,7 @@ async function main() {
     breachedPasswords: protection.breached,
     tenantLog,
     actionTriggers: actions,
+    mfaLogin,
     targets,
   };
   mkdirSync('.bench', { recursive: true });

@@ -68,19 +68,25 @@ export async function loopRate(once: (loop: number) => Promise<unknown>, loops: 
 /**
  * Several loop targets side by side, as `compare` (measure.ts) loads autocannon targets: each warmed up, then the
  * measured time cut into rounds that alternate between them, so that outside activity does not fall on one only.
- * Answers each target's completions per second and its measured completions.
+ * `before` runs ahead of each run of a target (its warm-up and each round), e.g. to switch a tenant setting that
+ * targets on one server differ by. Answers each target's completions per second and its measured completions.
  */
 export async function compareLoopRates(
   targets: ((loop: number) => Promise<unknown>)[],
   loops: number,
   seconds: number,
   warmupSeconds: number,
-  rounds = 2,
+  options: { rounds?: number; before?: (target: number) => Promise<void> } = {},
 ): Promise<{ perSecond: number; completed: number }[]> {
-  for (const once of targets) await runLoops(once, loops, warmupSeconds * 1000);
+  const { rounds = 2, before } = options;
+  for (const [i, once] of targets.entries()) {
+    await before?.(i);
+    await runLoops(once, loops, warmupSeconds * 1000);
+  }
   const totals = targets.map(() => ({ completed: 0, seconds: 0 }));
   for (let round = 0; round < rounds; round += 1) {
     for (const [i, once] of targets.entries()) {
+      await before?.(i);
       const run = await runLoops(once, loops, (seconds * 1000) / rounds);
       const total = totals[i] as { completed: number; seconds: number };
       total.completed += run.completed;

@@ -276,7 +276,7 @@ async function indexCost(): Promise<IndexCost> {
       loops,
       settings.seconds,
       settings.warmupSeconds,
-      4,
+      { rounds: 4 },
     );
     if (!tokensIndexed || !tokensWithout || !loginsIndexed || !loginsWithout) throw new Error('index cost: a comparison answered too few rates');
     return {
@@ -338,7 +338,7 @@ async function rbacCost(): Promise<RbacCost> {
       loops,
       settings.seconds,
       settings.warmupSeconds,
-      4,
+      { rounds: 4 },
     );
     const tokenUrl = `${server.target.url}/oauth/token`;
     const clientForm = { client_id: setup.clientId, client_secret: setup.clientSecret };

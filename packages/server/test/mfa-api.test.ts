@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleId } from '../src/crypto/handles.js';
@@ -7,6 +6,7 @@ import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { postJson } from './support/json-post.js';
 import { DIALECTS } from './support/services.js';
+import { totp } from './support/totp.js';
 
 const REALM_GRANT = 'http://auth0.com/oauth/grant-type/password-realm';
 const MFA_OTP = 'http://auth0.com/oauth/grant-type/mfa-otp';
@@ -14,19 +14,6 @@ const MFA_OOB = 'http://auth0.com/oauth/grant-type/mfa-oob';
 const MFA_RECOVERY = 'http://auth0.com/oauth/grant-type/mfa-recovery-code';
 const MFA_ACR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
 const PASSWORD = 'A multi-factor password 123!';
-
-/** RFC 6238 TOTP (SHA-1, 6 digits, 30 s), written here independently of the server's library. */
-function totp(secret: string, at: number = Date.now()): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const char of secret.replace(/=+$/, '').toUpperCase()) bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
-  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => parseInt(byte, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 1000 / 30)));
-  const digest = createHmac('sha1', key).update(counter).digest();
-  const offset = (digest[digest.length - 1] ?? 0) & 0x0f;
-  return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 /**
  * Multi-factor authentication without a browser, over a real socket on both dialects: a password grant answers

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieClient, decodeEntities, inputValue } from './support/browser-client.js';
@@ -6,22 +5,10 @@ import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
+import { totp } from './support/totp.js';
 
 const MFA_ACR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
 const PASSWORD = 'A hosted second factor 123!';
-
-/** RFC 6238 TOTP (SHA-1, 6 digits, 30 s), written here independently of the server's library. */
-function totp(secret: string, at: number = Date.now()): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const char of secret.replace(/=+$/, '').toUpperCase()) bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
-  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => parseInt(byte, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 1000 / 30)));
-  const digest = createHmac('sha1', key).update(counter).digest();
-  const offset = (digest[digest.length - 1] ?? 0) & 0x0f;
-  return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 /** A code the server has not seen for this secret: each step's code is accepted once, so the tests move a step on. */
 function freshCode(secret: string, used: Set<string>): string {
@@ -287,7 +274,7 @@ describe.each(DIALECTS)('hosted MFA screens (%s)', (dialect) => {
       const plain = await tokensOf(await passwordLogin(browser, user.email));
       expect(plain.amr).toBeUndefined();
       const silently = at(await browser.get(authorizeUrl({ prompt: 'none', acr_values: MFA_ACR })));
-      expect([silently.searchParams.get('error'), silently.searchParams.get('error_description')]).toEqual(['interaction_required', 'Multifactor authentication required']);
+      expect([silently.searchParams.get('error'), silently.searchParams.get('error_description')]).toEqual(['login_required', 'Multifactor authentication required']);
       // The session's user gives the factor without the password.
       const stepUp = await open(browser, at(await browser.get(authorizeUrl({ acr_values: MFA_ACR }))));
       expect(screenOf(stepUp.html)).toBe('mfa-otp-challenge');

@@ -33,10 +33,9 @@ export const OAUTH_ERRORS = {
   },
   unsupported_token_type: { statuses: [400], when: '`/oauth/revoke` with a `token_type_hint` other than `refresh_token`' },
   unsupported_response_type: { statuses: ['redirect'], when: '`/authorize`: an unknown `response_type`' },
-  login_required: { statuses: ['redirect'], when: '`/authorize` with `prompt=none` and no session that can answer' },
-  interaction_required: {
+  login_required: {
     statuses: ['redirect'],
-    when: '`/authorize` with `prompt=none` when the SSO session has no second factor and the login needs one (`Multifactor authentication required`)',
+    when: '`/authorize` with `prompt=none` and no session that can answer; `Multifactor authentication required` when the SSO session has no second factor and the login needs one (the MFA policy, `acr_values`, or a post-login Action calling `api.multifactor.enable`)',
   },
   consent_required: { statuses: ['redirect'], when: '`/authorize` with `prompt=none` for a third-party application' },
   unauthorized_client: {

@@ -114,13 +114,6 @@ export class LoginRequired extends OAuthError {
   }
 }
 
-/** `prompt=none` where the user would have to do something on a page first (a second factor). */
-export class InteractionRequired extends OAuthError {
-  constructor(description: string) {
-    super('interaction_required', description, 400);
-  }
-}
-
 export class ConsentRequired extends OAuthError {
   constructor(description = 'Consent required') {
     super('consent_required', description, 400);

@@ -3,7 +3,7 @@ import { originFields, type RequestOrigin } from '../../services/events/event.js
 import type { Session, Sessions } from '../../services/sessions.js';
 import type { Storage } from '../../storage/storage.js';
 import type { CachedClient, OAuthConfig } from '../../services/config-cache.js';
-import { AccessDenied, ActionFailed, ConsentRequired, InteractionRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
+import { AccessDenied, ActionFailed, ConsentRequired, InvalidRequest, LoginRequired, OAuthError } from '../errors.js';
 import type { TokenChanges } from '../action-claims.js';
 import type { LoginTickets } from '../login-tickets.js';
 import type { UserGrantServices } from '../grants/grant.js';
@@ -11,7 +11,7 @@ import { checkRequest, trustRedirect, UntrustedRequest, type TrustedTarget } fro
 import { authorizationResult, type IssuedGrant } from './issue.js';
 import type { AuthorizeRequest, RawParams } from './request.js';
 import { startSession, type SignedInUser, type StartedSession } from './sign-in.js';
-import type { SignInAttempt, SignInDecisions } from '../sign-in-pipeline.js';
+import { MFA_REQUIRED, type SignInAttempt, type SignInDecisions } from '../sign-in-pipeline.js';
 import { deliver, type AuthorizationAnswer } from './response.js';
 import type { LoginTransaction, LoginTransactions } from './transaction.js';
 import type { UpstreamLogin } from '../upstream/login.js';
@@ -184,7 +184,9 @@ export async function completeAuthorization(
     // An action asked for a second factor the session does not have: the MFA screens, then the answer (the
     // actions are not run again; what they changed waits in the transaction).
     if (outcome.multifactor && !amr.includes('mfa')) {
-      if (request.prompt.includes('none')) return errorAnswer(target, new InteractionRequired('Multifactor authentication required'));
+      // prompt=none: the platform's login_required in its wording, by which its SDKs tell a step-up from a missing
+      // session (auth0-spa-js then turns to an interactive login); the same below for the policy and acr_values.
+      if (request.prompt.includes('none')) return errorAnswer(target, new LoginRequired(MFA_REQUIRED));
       const user = { userId: session.data.user_id, connection: session.data.connection, amr };
       const mfa = await pendingSecondFactor(deps.users, request, user, 'login-page', { sid: session.data.sid, actions: { changes: outcome.changes } });
       const { handle, transaction } = await deps.transactions.create(request, { mfa });
@@ -425,7 +427,7 @@ export async function authorize(raw: RawParams, browser: BrowserState, deps: Aut
       if (silent) silentAuthSucceeded(request, session as Session, browser.origin, deps);
       return { kind: 'answer', answer };
     }
-    if (silent) throw silentAuthFailed(needsMfa ? new InteractionRequired('Multifactor authentication required') : new LoginRequired(), request, session, browser.origin, deps);
+    if (silent) throw silentAuthFailed(new LoginRequired(needsMfa ? MFA_REQUIRED : undefined), request, session, browser.origin, deps);
     // Step-up: the SSO session's user gives the second factor the request asks for, without logging in again.
     if (needsMfa && session) {
       const user = { userId: session.data.user_id, connection: session.data.connection, amr: session.data.amr ?? [] };
