@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,34 +8,12 @@ import { launchChromium } from './support/chromium.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
+import { freshCode } from './support/totp.js';
 import { PLATFORM, SECURITY_KEY, type VirtualAuthenticator } from './support/webauthn-page.js';
 
 const PASSWORD = 'A second factor in Chromium 123!';
 
-/** RFC 6238 TOTP (SHA-1, 6 digits, 30 s), written here independently of the server's library. */
-function totp(secret: string, at: number = Date.now()): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const char of secret.replace(/=+$/, '').toUpperCase()) bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
-  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((byte) => parseInt(byte, 2)));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 1000 / 30)));
-  const digest = createHmac('sha1', key).update(counter).digest();
-  const offset = (digest[digest.length - 1] ?? 0) & 0x0f;
-  return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
-/** A code of a step the server has not seen for this secret (each step's code is accepted once). */
-function freshCode(secret: string, used: Set<string>): string {
-  for (const offset of [0, 30_000, -30_000]) {
-    const step = Math.floor((Date.now() + offset) / 30_000);
-    if (!used.has(`${secret}:${step}`)) {
-      used.add(`${secret}:${step}`);
-      return totp(secret, Date.now() + offset);
-    }
-  }
-  throw new Error('every step in the window is used');
-}
 
 /** What the MFA bundle (test/fixtures/acul/mfa.ts) read through the SDK's screen class. */
 interface SdkView {

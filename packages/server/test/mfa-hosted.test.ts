@@ -5,22 +5,11 @@ import { startTestServer, type TestServer } from './support/harness.js';
 import { provisionLogin, type LoginFixture } from './support/login-fixture.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
 import { DIALECTS } from './support/services.js';
-import { totp } from './support/totp.js';
+import { freshCode, totp } from './support/totp.js';
 
 const MFA_ACR = 'http://schemas.openid.net/pape/policies/2007/06/multi-factor';
 const PASSWORD = 'A hosted second factor 123!';
 
-/** A code the server has not seen for this secret: each step's code is accepted once, so the tests move a step on. */
-function freshCode(secret: string, used: Set<string>): string {
-  for (const offset of [0, 30_000, -30_000]) {
-    const step = Math.floor((Date.now() + offset) / 30_000);
-    if (!used.has(`${secret}:${step}`)) {
-      used.add(`${secret}:${step}`);
-      return totp(secret, Date.now() + offset);
-    }
-  }
-  throw new Error('every step in the window is used: wait for the next one');
-}
 
 const screenOf = (html: string) => /data-screen="([^"]+)"/.exec(html)?.[1];
 const textCode = (html: string) => decodeEntities(/<code id="mfa-text-code">([^<]*)<\/code>/.exec(html)?.[1] ?? '');

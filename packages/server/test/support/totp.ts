@@ -12,3 +12,18 @@ export function totp(secret: string, at: number = Date.now()): string {
   const offset = (digest[digest.length - 1] ?? 0) & 0x0f;
   return String((digest.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
+
+/**
+ * A code of a step the server has not accepted yet for this secret: each step's code is good once, so a test that
+ * logs in again within 30 seconds takes the next step (the server accepts one step either side of now).
+ */
+export function freshCode(secret: string, used: Set<string>): string {
+  for (const offset of [0, 30_000, -30_000]) {
+    const step = Math.floor((Date.now() + offset) / 30_000);
+    if (!used.has(`${secret}:${step}`)) {
+      used.add(`${secret}:${step}`);
+      return totp(secret, Date.now() + offset);
+    }
+  }
+  throw new Error('every step in the window is used: wait for the next one');
+}
