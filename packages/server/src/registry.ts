@@ -46,6 +46,7 @@ import { rememberedBrowsers, type RememberedBrowsers } from './services/mfa/reme
 import { relyingPartyOf, webauthn, type WebAuthn } from './services/mfa/webauthn.js';
 import { mfaTokens } from './oauth/mfa/mfa-tokens.js';
 import { mfaApi } from './oauth/mfa/mfa-api.js';
+import { mfaApiResourceServer } from './oauth/mfa/mfa-audience.js';
 import { mfaReasons, multiFactorRequirement } from './oauth/mfa/requirement.js';
 import { breachedPasswords, type BreachedPasswords } from './services/breached-passwords.js';
 import { loginProtection, type LoginProtection } from './services/login-protection.js';
@@ -215,7 +216,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     });
     await keys.ensure();
     if (config.demo) await ensureDemoApplication({ storage, tenantId, issuer: config.issuer, now });
-    const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000 });
+    const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000, builtInApis: [mfaApiResourceServer(config.issuer)] });
     const sessionLifetimes = async () => sessionLifetimesOf((await oauthConfig.tenantDocument())?.settings);
     const events = config.tenantLog
       ? eventRecorder({

@@ -215,6 +215,44 @@ describe.each(DIALECTS)('MFA API and grants (%s)', (dialect) => {
     expect((await fetch(`${server.url}/mfa/authenticators`, { headers: bearer('not-a-token') })).status).toBe(403);
   });
 
+  it('lets an access token for the MFA API list the user\u2019s authenticators and remove a confirmed one', async () => {
+    const username = await newUser('manage');
+    const audience = `${server.url}/mfa/`;
+    const first = await login(username, { audience, scope: 'openid read:authenticators remove:authenticators' });
+    expect(first.status, first.text).toBe(403);
+    const token = String(first.json.mfa_token);
+    const associated = (await post('/mfa/associate', { authenticator_types: ['otp'] }, bearer(token))).json;
+    const signedIn = await grant(MFA_OTP, { mfa_token: token, otp: totp(String(associated.secret)) });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    const accessToken = String(signedIn.json.access_token);
+    expect(decodeJwt(accessToken)).toMatchObject({ aud: expect.arrayContaining([audience]), scope: 'openid read:authenticators remove:authenticators' });
+    const listed = await fetch(`${server.url}/mfa/authenticators`, { headers: bearer(accessToken) });
+    const authenticators = (await listed.json()) as { id: string; authenticator_type: string; active: boolean }[];
+    expect(listed.status).toBe(200);
+    expect(authenticators.map((item) => [item.authenticator_type, item.active]).sort()).toEqual([['otp', true], ['recovery-code', true]]);
+    const otp = authenticators.find((item) => item.authenticator_type === 'otp');
+    // An mfa_token may not remove a confirmed factor; the MFA API's access token may.
+    const another = await mfaToken(username);
+    const refused = await fetch(`${server.url}/mfa/authenticators/${encodeURIComponent(otp?.id ?? '')}`, { method: 'DELETE', headers: bearer(another) });
+    expect(refused.status).toBe(403);
+    const removed = await fetch(`${server.url}/mfa/authenticators/${encodeURIComponent(otp?.id ?? '')}`, { method: 'DELETE', headers: bearer(accessToken) });
+    expect(removed.status).toBe(204);
+    expect(((await (await fetch(`${server.url}/mfa/authenticators`, { headers: bearer(accessToken) })).json()) as unknown[]).length).toBe(1);
+    // Without the scope the token is refused; so is a token for another audience, and a forged one.
+    const recoveryCode = String((associated.recovery_codes as string[])[0]);
+    const readOnly = await grant(MFA_RECOVERY, { mfa_token: String((await login(username, { audience, scope: 'read:authenticators' })).json.mfa_token), recovery_code: recoveryCode });
+    expect(readOnly.status, readOnly.text).toBe(200);
+    const readOnlyToken = bearer(String(readOnly.json.access_token));
+    expect((await fetch(`${server.url}/mfa/authenticators`, { headers: readOnlyToken })).status).toBe(200);
+    const notAllowed = await fetch(`${server.url}/mfa/authenticators/${encodeURIComponent(otp?.id ?? '')}`, { method: 'DELETE', headers: readOnlyToken });
+    expect([notAllowed.status, ((await notAllowed.json()) as { error: string }).error]).toEqual([403, 'access_denied']);
+    const userinfo = await grant(MFA_RECOVERY, { mfa_token: await mfaToken(username), recovery_code: String(readOnly.json.recovery_code) });
+    const otherAudience = await fetch(`${server.url}/mfa/authenticators`, { headers: bearer(String(userinfo.json.access_token)) });
+    expect([otherAudience.status, ((await otherAudience.json()) as { error: string }).error]).toEqual([401, 'invalid_token']);
+    const forged = await fetch(`${server.url}/mfa/authenticators`, { headers: bearer(`${accessToken.split('.').slice(0, 2).join('.')}.forged`) });
+    expect([forged.status, ((await forged.json()) as { error: string }).error]).toEqual([401, 'invalid_token']);
+  });
+
   it('requires a second factor when acr_values asks for it or an Action enables it, whatever the policy', async () => {
     expect((await api('PUT', '/guardian/policies', [])).status).toBe(200);
     try {

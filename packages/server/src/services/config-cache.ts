@@ -20,6 +20,8 @@ export interface OAuthConfigDeps {
   /** How long a looked-up entry may serve other requests; 0 reads the database every time. */
   ttlMs: number;
   nowMs?: () => number;
+  /** APIs that exist without being stored (the MFA API's audience): found by their identifier before the stored ones. */
+  builtInApis?: readonly ResourceServerData[];
 }
 
 const CACHED_TABLES: ReadonlySet<ChangedTable> = new Set(['clients', 'resource_servers', 'client_grants', 'connections', 'tenants', 'rendering_configs', 'prompt_custom_texts']);
@@ -71,7 +73,7 @@ export function oauthConfigCache(deps: OAuthConfigDeps) {
         return record && { clientId: record.id, secretHash: record.columns.secret_hash, data: record.data };
       }),
     resourceServer: (identifier: string): Promise<ResourceServerData | undefined> =>
-      cached(`r:${identifier}`, async () => (await storage.resourceServers.findOne(tenantId, { identifier }))?.data),
+      cached(`r:${identifier}`, async () => deps.builtInApis?.find((api) => api.identifier === identifier) ?? (await storage.resourceServers.findOne(tenantId, { identifier }))?.data),
     /** Every origin some application allows (web origins and allowed origins): the tenant's CORS list. */
     allowedOrigins: (): Promise<ReadonlySet<string>> =>
       cached('origins', async () => {

@@ -2,7 +2,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { authenticateClient } from '../../oauth/client-auth.js';
-import { MalformedMfaToken } from '../../oauth/errors.js';
+import { accessTokenVerifier, InvalidToken } from '../../oauth/access-token.js';
+import { AccessDenied, MalformedMfaToken } from '../../oauth/errors.js';
+import { tokenHolder, type MfaApiHolder } from '../../oauth/mfa/mfa-api.js';
+import { mfaApiIdentifier } from '../../oauth/mfa/mfa-audience.js';
+import { splitScope } from '../../oauth/scopes.js';
 import { clientCredentialsOf } from '../../oauth/token-request.js';
 import type { Registry } from '../../registry.js';
 import { clientTransport } from './client-transport.js';
@@ -71,13 +75,35 @@ export function mfaRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   const tags = ['authentication'];
   const origin = (request: FastifyRequest) => ({ ip: request.ip, userAgent: request.headers['user-agent'] });
 
+  const verifyAccessToken = accessTokenVerifier({
+    keys: registry.keys,
+    issuerClaim: registry.issuerClaim,
+    audience: mfaApiIdentifier(registry.issuer),
+    opaqueTokens: registry.opaqueTokens,
+    nowSeconds: () => registry.now().getTime() / 1000,
+  });
+
+  /**
+   * Who calls: the bearer is an mfa_token (a random handle) or an access token for the MFA API (a JWT or an opaque
+   * JWE, told apart by their dots), which must carry `scope`. The user of an access token must still exist unblocked.
+   */
+  async function holder(request: FastifyRequest, scope: 'read:authenticators' | 'remove:authenticators'): Promise<MfaApiHolder> {
+    const token = bearer(request);
+    if (!token.includes('.')) return tokenHolder(await tokens.read(token, undefined));
+    const claims = await verifyAccessToken(token);
+    if (!splitScope(typeof claims.scope === 'string' ? claims.scope : undefined).includes(scope)) throw new AccessDenied(`The access token lacks the ${scope} scope.`);
+    const user = await registry.storage.users.get(registry.tenantId, claims.sub);
+    if (!user || user.data.blocked) throw new InvalidToken('The user of this access token no longer exists or is blocked.');
+    return { kind: 'access_token', userId: claims.sub, clientId: typeof claims.azp === 'string' ? claims.azp : '' };
+  }
+
   return async (app) => {
     app.get(
       '/mfa/authenticators',
-      { schema: { tags, summary: 'List the user\u2019s authenticators (Bearer mfa_token)', response: { 200: Type.Array(Authenticator), '4xx': OAuthErrorBody } } },
+      { schema: { tags, summary: 'List the user\u2019s authenticators (Bearer mfa_token, or an MFA API access token with read:authenticators)', response: { 200: Type.Array(Authenticator), '4xx': OAuthErrorBody } } },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
-        return api.list(await tokens.read(bearer(request), undefined));
+        return api.list(await holder(request, 'read:authenticators'));
       },
     );
     app.delete(
@@ -85,13 +111,13 @@ export function mfaRoutes(registry: Registry): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
-          summary: 'Remove an authenticator not yet confirmed (Bearer mfa_token)',
+          summary: 'Remove an authenticator (Bearer mfa_token: one not yet confirmed; Bearer MFA API access token with remove:authenticators: any)',
           params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
           response: { 204: Type.Null(), '4xx': OAuthErrorBody },
         },
       },
       async (request, reply) => {
-        await api.remove(await tokens.read(bearer(request), undefined), request.params.id, origin(request));
+        await api.remove(await holder(request, 'remove:authenticators'), request.params.id, origin(request));
         return reply.code(204).send(null);
       },
     );

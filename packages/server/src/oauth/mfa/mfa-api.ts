@@ -56,6 +56,15 @@ export interface AuthenticatorView {
   name?: string;
 }
 
+/** Who calls the MFA API: the holder of an mfa_token (the first factor only), or of an MFA API access token. */
+export interface MfaApiHolder {
+  kind: 'mfa_token' | 'access_token';
+  userId: string;
+  clientId: string;
+}
+
+export const tokenHolder = (read: ReadMfaToken): MfaApiHolder => ({ kind: 'mfa_token', userId: read.data.userId, clientId: read.data.clientId });
+
 export interface Origin {
   ip: string;
   userAgent?: string | undefined;
@@ -136,16 +145,20 @@ export function mfaApi(deps: MfaApiDeps) {
   }
 
   return {
-    async list(read: ReadMfaToken): Promise<AuthenticatorView[]> {
-      return (await usable(read.data.userId)).map(view).filter((item): item is AuthenticatorView => item !== undefined);
+    /** The user's authenticators, for the holder of their mfa_token or of an MFA API access token (`read:authenticators`). */
+    async list(holder: MfaApiHolder): Promise<AuthenticatorView[]> {
+      return (await usable(holder.userId)).map(view).filter((item): item is AuthenticatorView => item !== undefined);
     },
 
-    async remove(read: ReadMfaToken, id: string, origin: Origin): Promise<void> {
-      const found = await authenticators.find(read.data.userId, id);
+    /**
+     * Removes one of the user's authenticators: with an mfa_token only one not yet confirmed (the token proves the
+     * first factor alone); with an MFA API access token (`remove:authenticators`, issued after a full sign-in) any.
+     */
+    async remove(holder: MfaApiHolder, id: string, origin: Origin): Promise<void> {
+      const found = await authenticators.find(holder.userId, id);
       if (!found) throw new InvalidRequest('The authenticator does not exist.');
-      // Removing a confirmed factor needs more than a password: the Management API does it.
-      if (found.status === 'confirmed') throw new AccessDenied('An mfa_token can only remove an authenticator that is not yet confirmed.');
-      await authenticators.remove(found, { client_id: read.data.clientId, ip: origin.ip });
+      if (found.status === 'confirmed' && holder.kind === 'mfa_token') throw new AccessDenied('An mfa_token can only remove an authenticator that is not yet confirmed.');
+      await authenticators.remove(found, { client_id: holder.clientId, ip: origin.ip });
     },
 
     async associate(read: ReadMfaToken, input: { authenticator_types: readonly string[]; oob_channels?: readonly string[] | undefined; phone_number?: string | undefined; email?: string | undefined }, origin: Origin) {
