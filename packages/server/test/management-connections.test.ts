@@ -36,6 +36,44 @@ describe.each(DIALECTS)('Management API connections (%s)', (dialect) => {
     });
   });
 
+  it("stores and answers a database connection's passkey options (authentication_methods, passkey_options); malformed ones are refused with 400", async () => {
+    const socket = managementApi(server, 'socket');
+    const options = {
+      authentication_methods: { password: { enabled: true, api_behavior: 'required', signup_behavior: 'allow' }, passkey: { enabled: true } },
+      passkey_options: { challenge_ui: 'autofill', progressive_enrollment_enabled: true, local_enrollment_enabled: false },
+    };
+    const created = await socket('POST', '/connections', { name: 'passkey-db', strategy: 'auth0', options });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.options).toEqual(options);
+    const id = String(created.body.id);
+    expect((await socket('GET', `/connections/${id}`)).body.options).toEqual(options);
+    const changed = { authentication_methods: { passkey: { enabled: false } }, passkey_options: null };
+    const patched = await socket('PATCH', `/connections/${id}`, { options: changed });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.options).toEqual(changed);
+
+    const refused = async (bad: Record<string, unknown>, wording: string) => {
+      for (const [method, path, body] of [
+        ['POST', '/connections', { name: `bad-${Math.random().toString(36).slice(2, 8)}`, strategy: 'auth0', options: bad }],
+        ['PATCH', `/connections/${id}`, { options: bad }],
+      ] as const) {
+        const answer = await socket(method, path, body);
+        expect(answer, `${method} ${JSON.stringify(bad)}`).toMatchObject({ status: 400, body: { statusCode: 400, error: 'Bad Request', errorCode: 'invalid_body' } });
+        expect(String(answer.body.message)).toContain(wording);
+      }
+    };
+    await refused({ passkey_options: { challenge_ui: 'popup' } }, 'passkey_options.challenge_ui must be one of both, autofill, button');
+    await refused({ passkey_options: { progressive_enrollment_enabled: 'yes' } }, 'passkey_options.progressive_enrollment_enabled must be a boolean');
+    await refused({ passkey_options: { autofill: true } }, 'passkey_options.autofill is not a known property');
+    await refused({ passkey_options: [] }, 'passkey_options must be an object');
+    await refused({ authentication_methods: { passkey: { enabled: 'true' } } }, 'authentication_methods.passkey.enabled must be a boolean');
+    await refused({ authentication_methods: { magic: { enabled: true } } }, 'authentication_methods.magic is not an authentication method');
+    await refused({ authentication_methods: { password: { api_behavior: 'sometimes' } } }, 'authentication_methods.password.api_behavior must be one of required, optional');
+    await refused({ authentication_methods: { passkey: true } }, 'authentication_methods.passkey must be an object');
+    // The connection kept what it had.
+    expect((await api('GET', `/connections/${id}`)).body.options).toEqual(changed);
+  });
+
   it('accepts exactly the strategies auth0, email, sms, samlp, oidc and oauth2', async () => {
     for (const strategy of ['auth0', 'email', 'sms', 'samlp', 'oidc', 'oauth2']) {
       const created = await api('POST', '/connections', {

@@ -7,6 +7,7 @@ import { ServiceError } from './errors.js';
 import { found, uniquely } from './unique.js';
 import { samlSettings } from './connection-options/saml.js';
 import { isUpstream, upstreamSettings } from './connection-options/upstream.js';
+import { passkeyOptionProblems } from './connection-options/passkeys.js';
 
 export { STRATEGIES, type ConnectionData, type Strategy } from '../storage/records.js';
 
@@ -40,8 +41,13 @@ export function connectionsService(deps: ConnectionsDeps) {
   const load = async (id: string) => found(await storage.connections.get(tenantId, id), noConnection);
   const { connectionSecrets: secrets } = deps;
   const view = (id: string, data: ConnectionData): ConnectionView => ({ ...secrets.open(data), id });
-  /** An upstream provider's options are checked when saved, not discovered broken at the first login. */
+  /** An upstream provider's options (and a database's passkey options) are checked when saved, not discovered broken at the first login. */
   const checkOptions = (data: ConnectionData) => {
+    if (data.strategy === 'auth0') {
+      const problems = passkeyOptionProblems(data.options);
+      if (problems.length > 0) throw new ServiceError('invalid', `Invalid options of a database connection: ${problems.join('; ')}.`, 'invalid_body');
+      return;
+    }
     if (!isUpstream(data) && data.strategy !== 'samlp') return;
     const allowHttp = deps.config?.production !== true;
     const { problems } = data.strategy === 'samlp' ? samlSettings(data, allowHttp) : upstreamSettings(data, allowHttp);

@@ -1,5 +1,6 @@
 import type { ConnectionData } from '../../services/connections.js';
 import { passwordRulesOf } from '../../services/password-policy.js';
+import { passkeySettingsOf } from '../../services/connection-options/passkeys.js';
 import type { Tree } from './render/model.js';
 
 /**
@@ -12,6 +13,7 @@ export function connectionContext(connection: Pick<ConnectionData, 'name' | 'str
     return { name: connection.name, strategy: connection.strategy, options: { signup_enabled: connection.options.disable_signup !== true } };
   }
   const rules = passwordRulesOf(connection.options);
+  const passkeys = passkeySettingsOf(connection);
   return {
     name: connection.name,
     strategy: 'auth0',
@@ -20,8 +22,9 @@ export function connectionContext(connection: Pick<ConnectionData, 'name' | 'str
       forgot_password_enabled: true,
       username_required: connection.options.requires_username === true,
       authentication_methods: {
-        password: { enabled: true, policy: rules.policy, min_length: rules.minLength },
-        passkey: { enabled: false },
+        password: { enabled: passkeys.passwordEnabled, policy: rules.policy, min_length: rules.minLength },
+        // The SDK's login-id reads `showPasskeyAutofill` to start the browser's conditional UI.
+        passkey: { enabled: passkeys.enabled, ...(passkeys.enabled ? { showPasskeyAutofill: passkeys.challengeUi !== 'button' } : {}) },
       },
     },
   };

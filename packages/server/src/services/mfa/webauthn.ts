@@ -112,8 +112,71 @@ export function webauthn(deps: WebAuthnDeps) {
   const confirmedCredentials = async (userId: string, kinds: readonly WebAuthnKind[]) =>
     credentialsOf(await storage.authenticators.listOfUser(tenantId, userId)).filter(({ record }) => record.status === 'confirmed' && kinds.includes(record.type as WebAuthnKind));
 
+  /**
+   * Verifies a created credential: the authenticator it would be (confirmed), not yet enrolled. A passkey signup
+   * verifies the credential before the account it is for exists, then creates both.
+   */
+  async function checkRegistration(input: Registration): Promise<{ ok: true; record: AuthenticatorRecord } | Refused> {
+    let info;
+    try {
+      const verified = await verifyRegistrationResponse({
+        response: input.response,
+        expectedChallenge: input.expectedChallenge,
+        expectedOrigin: relyingParty.origin,
+        expectedRPID: relyingParty.id,
+        requireUserVerification: requiresUserVerification(input.kind),
+      });
+      if (!verified.verified) return refused('invalid_response');
+      info = verified.registrationInfo;
+    } catch (error) {
+      return refused('invalid_response', (error as Error).message);
+    }
+    const createdAt = at();
+    const record: AuthenticatorRecord = {
+      id: `dev_${randomId(16)}`,
+      userId: input.userId,
+      type: input.kind,
+      status: 'confirmed',
+      name: input.name ?? null,
+      phoneNumber: null,
+      email: null,
+      secretSealed: null,
+      codeHash: null,
+      lastStep: null,
+      credentialId: info.credential.id,
+      signCount: info.credential.counter,
+      data: {
+        publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+        ...(info.credential.transports ? { transports: info.credential.transports } : {}),
+        aaguid: info.aaguid,
+        deviceType: info.credentialDeviceType,
+        backedUp: info.credentialBackedUp,
+        userVerified: info.userVerified,
+      },
+      createdAt,
+      enrolledAt: createdAt,
+      lastAuthAt: null,
+    };
+    return { ok: true, record };
+  }
+
+  /** Enrolls a verified credential (checkRegistration's record): logged as `gd_enrollment_complete`. */
+  async function enroll(record: AuthenticatorRecord, origin?: Partial<NewLogEvent>): Promise<{ ok: true; record: AuthenticatorRecord } | Refused> {
+    try {
+      await storage.authenticators.insert(tenantId, record);
+    } catch (error) {
+      // The unique index on the credential id decides, also between two racing enrollments of one key.
+      if (storage.isUniqueViolation(error)) return refused('credential_exists');
+      throw error;
+    }
+    deps.events.record({ ...origin, type: 'gd_enrollment_complete', user_id: record.userId, details: { authenticator_type: record.type, id: publicId(record) } });
+    return { ok: true, record };
+  }
+
   return {
     relyingParty,
+    checkRegistration,
+    enroll,
 
     /** Options to create a credential of this kind; the user's existing credentials (of any kind) are excluded. */
     async registrationOptions(user: WebAuthnUser, kind: WebAuthnKind): Promise<Ceremony<PublicKeyCredentialCreationOptionsJSON>> {
@@ -135,55 +198,8 @@ export function webauthn(deps: WebAuthnDeps) {
 
     /** Verifies a created credential and enrolls it (confirmed): the new authenticator, or why not. */
     async verifyRegistration(input: Registration): Promise<{ ok: true; record: AuthenticatorRecord } | Refused> {
-      let info;
-      try {
-        const verified = await verifyRegistrationResponse({
-          response: input.response,
-          expectedChallenge: input.expectedChallenge,
-          expectedOrigin: relyingParty.origin,
-          expectedRPID: relyingParty.id,
-          requireUserVerification: requiresUserVerification(input.kind),
-        });
-        if (!verified.verified) return refused('invalid_response');
-        info = verified.registrationInfo;
-      } catch (error) {
-        return refused('invalid_response', (error as Error).message);
-      }
-      const createdAt = at();
-      const record: AuthenticatorRecord = {
-        id: `dev_${randomId(16)}`,
-        userId: input.userId,
-        type: input.kind,
-        status: 'confirmed',
-        name: input.name ?? null,
-        phoneNumber: null,
-        email: null,
-        secretSealed: null,
-        codeHash: null,
-        lastStep: null,
-        credentialId: info.credential.id,
-        signCount: info.credential.counter,
-        data: {
-          publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
-          ...(info.credential.transports ? { transports: info.credential.transports } : {}),
-          aaguid: info.aaguid,
-          deviceType: info.credentialDeviceType,
-          backedUp: info.credentialBackedUp,
-          userVerified: info.userVerified,
-        },
-        createdAt,
-        enrolledAt: createdAt,
-        lastAuthAt: null,
-      };
-      try {
-        await storage.authenticators.insert(tenantId, record);
-      } catch (error) {
-        // The unique index on the credential id decides, also between two racing enrollments of one key.
-        if (storage.isUniqueViolation(error)) return refused('credential_exists');
-        throw error;
-      }
-      deps.events.record({ ...input.origin, type: 'gd_enrollment_complete', user_id: input.userId, details: { authenticator_type: input.kind, id: publicId(record) } });
-      return { ok: true, record };
+      const checked = await checkRegistration(input);
+      return checked.ok ? enroll(checked.record, input.origin) : checked;
     },
 
     /**
