@@ -16,6 +16,7 @@ import { passwordlessScreenRoutes } from './http/login/passwordless-screens.js';
 import { resetPasswordRoutes } from './http/login/reset-password.js';
 import { emailVerificationRoutes } from './http/login/email-verification.js';
 import { signupScreenRoutes } from './http/login/signup-screens.js';
+import { passkeyScreenRoutes } from './http/login/passkey-screens.js';
 import { authorizeRoutes } from './http/oauth/authorize.js';
 import { upstreamCallbackRoutes } from './http/oauth/upstream-callback.js';
 import { samlIdpRoutes } from './http/oauth/saml-idp.js';
@@ -98,6 +99,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(organizationScreenRoutes(registry));
     await surface.register(passwordlessScreenRoutes(registry));
     await surface.register(signupScreenRoutes(registry));
+    await surface.register(passkeyScreenRoutes(registry));
     await surface.register(resetPasswordRoutes(registry));
     await surface.register(emailVerificationRoutes(registry));
   });

@@ -48,6 +48,7 @@ import { mfaTokens } from './oauth/mfa/mfa-tokens.js';
 import { mfaApi } from './oauth/mfa/mfa-api.js';
 import { mfaApiResourceServer } from './oauth/mfa/mfa-audience.js';
 import { mfaReasons, multiFactorRequirement } from './oauth/mfa/requirement.js';
+import { progressivePasskeyEnrollment } from './oauth/passkey-enrollment.js';
 import { breachedPasswords, type BreachedPasswords } from './services/breached-passwords.js';
 import { loginProtection, type LoginProtection } from './services/login-protection.js';
 import type { Delivery } from './services/delivery/channels.js';
@@ -287,6 +288,8 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     const invitations = organizationInvitations({ storage, tenantId, now, ticketKey: secret.key('organization-invitation'), notifier });
     const organizations = organizationLogin({ storage, tenantId, invitations, config: oauthConfig, now });
     signIn.use('multi-factor', multiFactorRequirement(mfa.settings));
+    // After the second factor's check: a passkey is offered only to a user who passed it.
+    signIn.use('multi-factor', progressivePasskeyEnrollment({ storage, tenantId, config: oauthConfig }));
     const mfaTokenStore = mfaTokens({ storage, tenantId, handleKey, now });
     const mfaGrants = {
       tokens: mfaTokenStore,

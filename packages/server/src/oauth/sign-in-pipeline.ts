@@ -100,6 +100,11 @@ export type SignInRefusal = (
   | { reason: 'action-failed'; description: string }
   /** A second factor is required and `amr` has none: the token endpoint answers `mfa_required`. */
   | { reason: 'mfa-required' }
+  /**
+   * Not a refusal but a stop: a browser login with a password is offered a passkey first (oauth/passkey-enrollment.ts),
+   * and resumes with `passkeyEnrollmentSettled`. Only paths with a page ask for it.
+   */
+  | { reason: 'passkey-enrollment' }
 ) & {
   /** The stage logged the refusal itself (with what only it knows): the surface must not log it again. */
   recorded?: boolean;
@@ -110,6 +115,9 @@ export type SignInRefusal = (
  * with (browser sign-ins go to the MFA screens, the token endpoint answers `mfa_required`).
  */
 export const MFA_REQUIRED = 'Multifactor authentication required';
+
+/** What a surface without the passkey-enrollment screen answers its stop with (no such path asks for it). */
+const PASSKEY_ENROLLMENT_ELSEWHERE = 'A passkey can only be created on the hosted login pages.';
 
 /** A user whose credentials were verified, on their way through the stages. */
 export interface SignInAttempt {
@@ -132,6 +140,8 @@ export interface SignInAttempt {
   authorization?: { request: AuthorizeRequest; client: CachedClient } | undefined;
   /** What stages decided for the path's `session-and-tokens` stage to act on; `run` provides it. */
   decisions?: SignInDecisions;
+  /** The user answered the passkey offered after their password in this login (created one or declined): not offered again. */
+  passkeyEnrollmentSettled?: boolean;
   /** The error this path answers a refusal with (each surface has its own error family). */
   refuse(refusal: SignInRefusal): Error | Promise<Error>;
 }
@@ -171,7 +181,7 @@ export function oauthRefusal(blocked: () => OAuthError = () => new BlockedUser()
         ? blocked()
         : refusal.reason === 'action-failed'
           ? new ActionFailed(refusal.description)
-          : new AccessDenied(refusal.reason === 'mfa-required' ? MFA_REQUIRED : refusal.description);
+          : new AccessDenied(refusal.reason === 'mfa-required' ? MFA_REQUIRED : refusal.reason === 'passkey-enrollment' ? PASSKEY_ENROLLMENT_ELSEWHERE : refusal.description);
     return refusal.recorded ? recordedAlready(error) : error;
   };
 }

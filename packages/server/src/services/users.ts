@@ -83,12 +83,15 @@ const invalid = (message: string) => new ServiceError('invalid', message, 'inval
 const SEARCH_DEPTH = 1000;
 const missing = (property: string) => invalid(`Payload validation error: 'Missing required property: ${property}'.`);
 
-/** What each strategy asks of a user created through the Management API. */
-function checkCreate(connection: ConnectionData, input: UserInput) {
+/** The id of a new database user: the platform's `auth0|` and 24 random hex digits. */
+export const newDatabaseUserId = () => `auth0|${randomHexId()}`;
+
+/** What each strategy asks of a user created through the Management API (a passkey signup has no password). */
+function checkCreate(connection: ConnectionData, input: UserInput, passkeySignup: boolean) {
   switch (connection.strategy) {
     case 'auth0':
       if (!input.email) throw missing('email');
-      if (!input.password) throw missing('password');
+      if (!input.password && !passkeySignup) throw missing('password');
       if (connection.options.requires_username === true && !input.username) throw missing('username');
       break;
     case 'email':
@@ -201,15 +204,23 @@ export function usersService(deps: UsersDeps) {
       return page.items.map(userView);
     },
 
-    /** `login`: the user is created by logging in (hosted signup, a first one-time code), which counts as their first. */
-    async create(input: UserInput, login?: { ip: string | undefined }): Promise<UserView> {
+    /**
+     * `login`: the user is created by logging in (hosted signup, a first one-time code), which counts as their first.
+     * `login.passkeyUserId`: a signup with a passkey: a database user without a password, whose id was chosen
+     * (newDatabaseUserId) before the passkey was created, as the credential is bound to it.
+     */
+    async create(input: UserInput, login?: { ip: string | undefined; passkeyUserId?: string }): Promise<UserView> {
       const connection = await connectionNamed(input.connection);
-      checkCreate(connection, input);
+      const passkeySignup = login?.passkeyUserId !== undefined;
+      if (passkeySignup && (connection.strategy !== 'auth0' || input.password !== undefined || !/^auth0\|[0-9a-f]{24}$/.test(login.passkeyUserId ?? ''))) {
+        throw invalid('A passkey signup creates a database user without a password, with an id of newDatabaseUserId.');
+      }
+      checkCreate(connection, input, passkeySignup);
       const { connection: _connection, password, email: rawEmail, ...profile } = input;
       const at = deps.now().toISOString();
       const email = rawEmail?.trim().toLowerCase();
       // The platform's ids for database users: `auth0|` and 24 random hex digits.
-      const userId = `${connection.strategy}|${randomHexId()}`;
+      const userId = login?.passkeyUserId ?? `${connection.strategy}|${randomHexId()}`;
       const created: UserData = {
         ...profile,
         ...(email !== undefined ? { email } : {}),

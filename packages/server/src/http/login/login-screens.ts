@@ -13,6 +13,7 @@ import { resetRequestUrl, screenUrl } from './screens.js';
 import { ScreenForm, StateQuery } from './screen-forms.js';
 import { screenInPlaceOf } from './entry.js';
 import { databaseConnection, finishLogin, noDatabaseConnection, openScreenPost, openTransaction, redirectToScreen, type OpenTransaction } from './transaction-context.js';
+import { passkeyLogin, passkeyLoginOffer } from './passkey-login.js';
 
 /** The login screens' fields, as our pages and the platform's SDK post them (the SDK adds capability fields). */
 const LoginForm = ScreenForm({
@@ -20,6 +21,8 @@ const LoginForm = ScreenForm({
   password: Type.Optional(Type.String({ maxLength: 1024 })),
   /** A federated connection to log in with instead (our buttons, the SDK's `federatedLogin`). */
   connection: Type.Optional(Type.String({ maxLength: 128 })),
+  /** login-id: a passkey's assertion as JSON (the SDK's `passkeyLogin` and autofill post it alone). */
+  passkey: Type.Optional(Type.String({ maxLength: 16_384 })),
 });
 
 /** What the login screens say for each refusal of a password; the rest is the one wrong-credentials message. */
@@ -103,7 +106,8 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
     app.get('/u/login/identifier', { schema: { tags, summary: 'Login screen, identifier first', querystring: StateQuery } }, async (request, reply) => {
       const open = await openTransaction(registry, request, reply, request.query.state);
       if (!open) return reply;
-      return sendScreen(registry, reply, 200, screenOf(open, await databaseConnection(registry, open), 'login-id'));
+      const connection = await databaseConnection(registry, open);
+      return sendScreen(registry, reply, 200, screenOf(open, connection, 'login-id', await passkeyLoginOffer(registry, open, connection)));
     });
 
     app.post(
@@ -114,10 +118,11 @@ export function loginScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox
         if (!open) return reply;
         const connection = await databaseConnection(registry, open);
         if (request.body.connection) return federated(reply, open, connection, 'login-id', request.body.connection);
+        const again = async (open: OpenTransaction, extra: Partial<ScreenInput>) =>
+          sendScreen(registry, reply, 400, screenOf(open, connection, 'login-id', { ...extra, ...(await passkeyLoginOffer(registry, open, connection)) }));
+        if (request.body.passkey !== undefined) return passkeyLogin(registry, request, reply, open, connection, request.body.passkey, (current, errorCode) => again(current, { errorCode }));
         const username = (request.body.username ?? '').trim();
-        if (!username) {
-          return sendScreen(registry, reply, 400, screenOf(open, connection, 'login-id', { errorCode: connection?.options.requires_username === true ? 'no-username' : 'no-email', errorField: 'username' }));
-        }
+        if (!username) return again(open, { errorCode: connection?.options.requires_username === true ? 'no-username' : 'no-email', errorField: 'username' });
         // A database connection asks for the password; without one, a passwordless connection sends a code.
         if (connection) {
           await registry.transactions.save(open.handle, { ...open.transaction, identifier: username });

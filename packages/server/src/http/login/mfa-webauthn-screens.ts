@@ -6,7 +6,8 @@ import { MFA_MAX_FAILURES, mfaProtectionKey } from '../../oauth/mfa/mfa-api.js';
 import type { Registry } from '../../registry.js';
 import type { WebAuthnKind } from '../../services/mfa/webauthn.js';
 import { amrOf } from '../../services/mfa/webauthn-policy.js';
-import type { Json, Tree } from './render/model.js';
+import type { Tree } from './render/model.js';
+import { credentialOf } from './webauthn-form.js';
 import { StateQuery } from './screen-forms.js';
 import { MFA_ENTRY_PATH, MFA_SCREEN_PATHS, type MfaScreen } from './screens.js';
 import { refuseLogin } from './transaction-context.js';
@@ -25,17 +26,6 @@ const SCREENS: Record<WebAuthnScreen, { kind: 'webauthn-roaming' | 'webauthn-pla
 
 /** A platform challenge is answered by this device's credential: an MFA one or a passkey. */
 const accepted = (kind: WebAuthnKind): WebAuthnKind[] => (kind === 'webauthn-platform' ? ['webauthn-platform', 'passkey'] : [kind]);
-
-/** A credential as the browser posted it: the SDK leaves `clientExtensionResults` out, which the verifier expects. */
-function credentialOf(posted: string | undefined): Record<string, Json> | undefined {
-  try {
-    const value: unknown = JSON.parse(posted ?? '');
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    return { clientExtensionResults: {}, type: 'public-key', ...(value as Record<string, Json>) };
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The WebAuthn MFA screens (prompt `mfa-webauthn`): a security key (roaming) or this device's authenticator

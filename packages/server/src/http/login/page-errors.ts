@@ -67,6 +67,11 @@ export const PAGE_ERRORS = {
   'invalid-phone': { screens: ['mfa-sms-enrollment'], when: 'the phone number is not in international format (E.164)' },
   'send-failed': { screens: ['mfa-sms-enrollment'], when: 'the SMS provider could not send the code' },
   'no-confirmation': { screens: ['mfa-recovery-code-enrollment', 'mfa-recovery-code-challenge-new-code'], when: 'the box saying that the recovery code was recorded is not ticked' },
+  'passkey-not-allowed': { screens: ['login-id'], when: 'a passkey was posted to a connection that does not enable passkeys' },
+  'passkey-authentication-failed': {
+    screens: ['login-id'],
+    when: "the passkey did not verify: no challenge was shown, the assertion is malformed or wrong, replayed, not a passkey, or not of a user of the connection",
+  },
   'webauthn-failed': {
     screens: ['mfa-webauthn-roaming-enrollment', 'mfa-webauthn-roaming-challenge', 'mfa-webauthn-platform-enrollment', 'mfa-webauthn-platform-challenge', 'passkey-enrollment'],
     when: 'the browser gave no credential (cancelled, timed out) or it did not verify (wrong key, replayed, another account\'s)',

@@ -64,6 +64,8 @@ export interface ScreenInput {
   textValues?: Record<string, string>;
   /** The multi-factor screens' data and choices. */
   mfa?: PageModel['mfa'];
+  /** login-id's passkey login. */
+  passkeyLogin?: PageModel['passkeyLogin'];
 }
 
 /** The organization a transaction's login is for, as the screens show it. */
@@ -169,6 +171,7 @@ export async function sendScreen(registry: Registry, reply: FastifyReply, status
     ...(input.organizations ? { organizations: input.organizations } : {}),
     ...(input.user ? { user: input.user } : {}),
     ...(input.mfa ? { mfa: input.mfa } : {}),
+    ...(input.passkeyLogin ? { passkeyLogin: input.passkeyLogin } : {}),
     ...(renderingConfig ? { renderingConfig } : {}),
     ...(pageTemplate ? { pageTemplate } : {}),
   };

@@ -21,7 +21,6 @@ export const MFA_SCREEN_PATHS = {
   'mfa-webauthn-roaming-challenge': '/u/mfa-webauthn-roaming-challenge',
   'mfa-webauthn-platform-enrollment': '/u/mfa-webauthn-platform-enrollment',
   'mfa-webauthn-platform-challenge': '/u/mfa-webauthn-platform-challenge',
-  'passkey-enrollment': '/u/passkey-enrollment',
 } as const;
 
 export type MfaScreen = keyof typeof MFA_SCREEN_PATHS;
@@ -50,6 +49,8 @@ export const TRANSACTION_SCREEN_PATHS = {
   'organization-picker': '/u/organization-picker',
   'accept-invitation': '/u/accept-invitation',
   ...MFA_SCREEN_PATHS,
+  /** A passkey to create: a signup with a passkey, or offered after a password login (http/login/passkey-screens.ts). */
+  'passkey-enrollment': '/u/passkey-enrollment',
 } as const;
 
 export type TransactionScreen = keyof typeof TRANSACTION_SCREEN_PATHS;
@@ -98,6 +99,8 @@ export function screenReached(screen: TransactionScreen | 'reset-password-reques
   // A transaction waiting for a second factor, consent or the user's organization has a signed-in user: it takes
   // that screen's answer and nothing else.
   if (transaction.mfa !== undefined || isMfaScreen(screen)) return isMfaScreen(screen) && transaction.mfa !== undefined;
+  // A login offered a passkey after its password waits for that answer alone; a signup with a passkey may go back.
+  if (transaction.passkeyEnrollment?.purpose === 'progressive' || screen === 'passkey-enrollment') return screen === 'passkey-enrollment' && transaction.passkeyEnrollment !== undefined;
   if (transaction.consent !== undefined || screen === 'consent') return screen === 'consent' && transaction.consent !== undefined;
   if (transaction.organizationPicker !== undefined || screen === 'organization-picker') return screen === 'organization-picker' && transaction.organizationPicker !== undefined;
   switch (screen) {

@@ -7,7 +7,11 @@ import type { Registry } from '../../registry.js';
 import type { ConnectionData } from '../../services/connections.js';
 import { ServiceError } from '../../services/errors.js';
 import { EMAIL_SHAPE } from '../../services/password-policy.js';
-import { usersService } from '../../services/users.js';
+import { newDatabaseUserId, usersService } from '../../services/users.js';
+import { passkeySettingsOf } from '../../services/connection-options/passkeys.js';
+import { amrOf } from '../../services/mfa/webauthn-policy.js';
+import type { AuthenticatorRecord } from '../../storage/repositories/authenticators.js';
+import { passkeyAmr } from './passkey-login.js';
 import { startFederatedLogin } from './federated-login.js';
 import { sendScreen, type ScreenInput } from './pages.js';
 import type { PageErrorCode } from './page-errors.js';
@@ -29,11 +33,14 @@ const SignupForm = ScreenForm({
 
 type SignupScreen = 'signup' | 'signup-id' | 'signup-password';
 
+/** What a new account is created with: a password, or a passkey verified for it (passkey-enrollment). */
+export type SignupCredential = { password: string } | { passkey: AuthenticatorRecord };
+
 /**
- * The signup screens: `signup` (identifiers and password on one page), or `signup-id` then `signup-password`. The
- * new user is created in the database connection and logged in at once (that is their first login).
+ * The signup's screens and the creation of the account, shared by the signup screens and passkey-enrollment (a
+ * signup with a passkey ends there).
  */
-export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
+export function signupFlow(registry: Registry) {
   const users = usersService({ storage: registry.storage, tenantId: registry.tenantId, now: registry.now });
 
   function screenOf(open: OpenTransaction, connection: ConnectionData, screen: SignupScreen, extra: Partial<ScreenInput> = {}): ScreenInput {
@@ -80,8 +87,16 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
     return sendScreen(registry, reply, 400, screenOf(open, connection, screen, { errorCode: refusal.refused, errorField: refusal.field, values }));
   }
 
-  /** Creates the user with a checked password and logs them in; a refusal re-renders `screen`. */
-  async function createAndLogIn(request: FastifyRequest, reply: FastifyReply, open: OpenTransaction, connection: ConnectionData, screen: SignupScreen, identifiers: { email: string; username?: string }, password: string) {
+  /** Creates the user with a checked password (or the passkey) and logs them in; a refusal re-renders `screen`. */
+  async function createAndLogIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    open: OpenTransaction,
+    connection: ConnectionData,
+    screen: SignupScreen,
+    identifiers: { email: string; username?: string },
+    credential: SignupCredential,
+  ) {
     const again = (errorCode: PageErrorCode, errorField?: string, action?: { reason: string; userMessage: string | undefined; details: Record<string, unknown> }) => {
       // The tenant log's signup failure (the address throttled is `limit_mu`); never the password. An action's
       // refusal keeps its execution and console output, as post-login's do.
@@ -97,9 +112,11 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       const shown = { errorCode, values: { ...identifiers }, ...(errorField ? { errorField } : {}), ...(action?.userMessage ? { errorDescription: action.userMessage } : {}) };
       return sendScreen(registry, reply, 400, screenOf(open, connection, screen, shown));
     };
-    if (!password) return again('no-password', 'password');
-    const problem = await passwordProblem(registry, connection.name, password, identifiers);
-    if (problem) return again(problem.errorCode, 'password');
+    if ('password' in credential) {
+      if (!credential.password) return again('no-password', 'password');
+      const problem = await passwordProblem(registry, connection.name, credential.password, identifiers);
+      if (problem) return again(problem.errorCode, 'password');
+    }
     if (!(await registry.loginProtection.signupAllowed(request.ip))) return again('ip-signup-blocked');
     const context = { connection, client: open.client, origin: requestOrigin(request) };
     const actions = await registry.actionTriggers.lifecycle.preUserRegistration({ ...identifiers }, context);
@@ -110,7 +127,10 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
         ...(actions.userMetadata ? { user_metadata: mergeMetadata({}, actions.userMetadata as Metadata) } : {}),
         ...(actions.appMetadata ? { app_metadata: mergeMetadata({}, actions.appMetadata as Metadata) } : {}),
       };
-      created = await users.create({ connection: connection.name, ...identifiers, password, ...metadata }, { ip: request.ip });
+      created =
+        'password' in credential
+          ? await users.create({ connection: connection.name, ...identifiers, password: credential.password, ...metadata }, { ip: request.ip })
+          : await users.create({ connection: connection.name, ...identifiers, ...metadata }, { ip: request.ip, passkeyUserId: credential.passkey.userId });
     } catch (error) {
       if (error instanceof ServiceError && error.kind === 'conflict') return again('email-in-use', 'email');
       throw error;
@@ -124,7 +144,14 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       clientId: open.client.clientId,
       clientName: open.client.data.name,
     });
-    return finishLogin(registry, request, reply, open, { path: 'signup-page', userId: created.user_id, connection: connection.name, amr: ['pwd'], account: { blocked: created.blocked } });
+    let amr = ['pwd'];
+    if ('passkey' in credential) {
+      const enrolled = await registry.mfa.webauthn.enroll(credential.passkey, { client_id: open.client.clientId, ip: request.ip });
+      // The account was created just now with the id the credential is bound to: no one else can hold it.
+      if (!enrolled.ok) throw new Error(`The new account's passkey was not enrolled: ${enrolled.reason}`);
+      amr = passkeyAmr(amrOf(credential.passkey), credential.passkey.data.userVerified === true);
+    }
+    return finishLogin(registry, request, reply, open, { path: 'signup-page', userId: created.user_id, connection: connection.name, amr, account: { blocked: created.blocked } });
   }
 
   /** The database connection a signup screen creates users in; undefined once the answer is sent. */
@@ -140,6 +167,17 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
     }
     return connection;
   }
+
+  return { screenOf, identifiersOf, refuseIdentifiers, createAndLogIn, signupConnection };
+}
+
+/**
+ * The signup screens: `signup` (identifiers and password on one page), or `signup-id` then `signup-password` (or
+ * passkey-enrollment when the connection enables passkeys). The new user is created in the database connection and
+ * logged in at once (that is their first login).
+ */
+export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
+  const { screenOf, identifiersOf, refuseIdentifiers, createAndLogIn, signupConnection } = signupFlow(registry);
 
   /**
    * The signup goes on at the federated connection posted (the provider's account is the new user, created at its
@@ -173,7 +211,7 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       if (request.body.connection) return federated(reply, open, connection, 'signup', request.body.connection);
       const identifiers = identifiersOf(connection, request.body);
       if (identifiers.refused !== undefined) return refuseIdentifiers(reply, open, connection, 'signup', identifiers, request.body);
-      return createAndLogIn(request, reply, open, connection, 'signup', identifiers, request.body.password ?? '');
+      return createAndLogIn(request, reply, open, connection, 'signup', identifiers, { password: request.body.password ?? '' });
     });
 
     app.post(paths['signup-id'], { attachValidation: true, schema: { tags, summary: 'Submit the signup identifiers', querystring: Type.Partial(StateQuery), body: SignupForm } }, async (request, reply) => {
@@ -184,6 +222,11 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       if (request.body.connection) return federated(reply, open, connection, 'signup-id', request.body.connection);
       const identifiers = identifiersOf(connection, request.body);
       if (identifiers.refused !== undefined) return refuseIdentifiers(reply, open, connection, 'signup-id', identifiers, request.body);
+      // With passkeys, the account is created with one (passkey-enrollment); a password stays possible from there.
+      if (passkeySettingsOf(connection).enabled) {
+        await registry.transactions.save(open.handle, { ...open.transaction, signupIdentifiers: identifiers, passkeyEnrollment: { purpose: 'signup', userId: newDatabaseUserId() } });
+        return reply.header('cache-control', 'no-store').redirect(screenUrl('passkey-enrollment', open.transaction), 302);
+      }
       await registry.transactions.save(open.handle, { ...open.transaction, signupIdentifiers: identifiers });
       return reply.header('cache-control', 'no-store').redirect(screenUrl('signup-password', open.transaction), 302);
     });
@@ -196,7 +239,7 @@ export function signupScreenRoutes(registry: Registry): FastifyPluginAsyncTypebo
       if (request.body.connection) return federated(reply, open, connection, 'signup-password', request.body.connection);
       // The identifiers are the ones the transaction took on signup-id; posted copies (the SDK echoes them) are not used.
       const identifiers = open.transaction.signupIdentifiers ?? { email: '' };
-      return createAndLogIn(request, reply, open, connection, 'signup-password', identifiers, request.body.password ?? '');
+      return createAndLogIn(request, reply, open, connection, 'signup-password', identifiers, { password: request.body.password ?? '' });
     });
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { answerLater, browserRefusal, completeAuthorization, errorAnswer, requested, type AuthorizeDeps } from '../../oauth/authorize/flow.js';
 import { OAuthError } from '../../oauth/errors.js';
-import { SecondFactorNeeded, type BrowserSignInPath } from '../../oauth/mfa/browser-mfa.js';
+import { PasskeyEnrollmentOffered, SecondFactorNeeded, type BrowserSignInPath } from '../../oauth/mfa/browser-mfa.js';
 import { pendingSecondFactor } from '../../oauth/authorize/second-factor.js';
 import type { SignInAttempt, SignInDecisions } from '../../oauth/sign-in-pipeline.js';
 import { startSession, type SignedInUser } from '../../oauth/authorize/sign-in.js';
@@ -150,7 +150,7 @@ export async function finishLogin(
   request: FastifyRequest,
   reply: FastifyReply,
   open: OpenTransaction,
-  signedIn: SignedInUser & { path: BrowserSignInPath; account?: SignInAttempt['account'] },
+  signedIn: SignedInUser & { path: BrowserSignInPath; account?: SignInAttempt['account']; passkeyEnrollmentSettled?: boolean },
 ): Promise<FastifyReply> {
   // The transaction is spent in the commit that replaces the browser's earlier session and stores the code.
   const deps = authorizeDeps(registry);
@@ -182,6 +182,7 @@ export async function finishLogin(
   } catch (error) {
     if (error instanceof OAuthError) return refuseLogin(registry, reply, open, error);
     if (error instanceof SecondFactorNeeded) return askSecondFactor(registry, reply, open, user, signedIn.path);
+    if (error instanceof PasskeyEnrollmentOffered) return offerPasskey(registry, reply, open, user, signedIn.path);
     throw error;
   }
   if (!created) {
@@ -214,4 +215,15 @@ async function askSecondFactor(registry: Registry, reply: FastifyReply, open: Op
   const mfa = await pendingSecondFactor(registry.userGrants, open.transaction.request, user, path);
   await registry.transactions.save(open.handle, { ...open.transaction, mfa });
   return reply.header('cache-control', 'no-store').redirect(`${MFA_ENTRY_PATH}${open.query}`, 302);
+}
+
+/**
+ * The sign-in stopped to offer a passkey (progressive enrollment): the transaction waits on passkey-enrollment
+ * (passkey-screens.ts), which resumes it. A second factor, if one was needed, is behind the user by now.
+ */
+async function offerPasskey(registry: Registry, reply: FastifyReply, open: OpenTransaction, user: SignedInUser, path: BrowserSignInPath): Promise<FastifyReply> {
+  const { mfa: _proved, ...transaction } = open.transaction;
+  const passkeyEnrollment = { purpose: 'progressive' as const, userId: user.userId, connection: user.connection, amr: [...user.amr], path };
+  await registry.transactions.save(open.handle, { ...transaction, passkeyEnrollment });
+  return reply.header('cache-control', 'no-store').redirect(screenUrl('passkey-enrollment', open.transaction), 302);
 }

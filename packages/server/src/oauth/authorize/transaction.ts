@@ -5,7 +5,7 @@ import type { Repositories } from '../../storage/repositories/index.js';
 import type { Storage } from '../../storage/storage.js';
 import type { AuthorizeRequest } from './request.js';
 import type { TokenChanges } from '../action-claims.js';
-import type { BrowserMfa } from '../mfa/browser-mfa.js';
+import type { BrowserMfa, BrowserSignInPath } from '../mfa/browser-mfa.js';
 
 /** How long a user may take on the hosted pages before the login must start again. */
 export const TRANSACTION_SECONDS = 3600;
@@ -46,7 +46,23 @@ export interface LoginTransaction {
   postLogin?: { userId: string; sid: string; amr: string[]; resumeAt: number; actionId: string; tokens?: TokenChanges };
   /** The user proved the first factor and gives a second one on the hosted MFA screens (http/login/mfa-screens.ts). */
   mfa?: BrowserMfa;
+  /** The WebAuthn challenge of the passkey login offered on `login-id` (one for its button and its autofill). */
+  passkeyLogin?: { challenge: string };
+  /** The `passkey-enrollment` screen is waiting (http/login/passkey-screens.ts). */
+  passkeyEnrollment?: PasskeyEnrollmentWait;
 }
+
+/**
+ * Why the `passkey-enrollment` screen is shown, and its WebAuthn challenge once shown:
+ * - `signup`: a signup with a passkey (after `signup-id`): the account does not exist yet, but its id is chosen
+ *   here, as the credential is bound to it when it is created;
+ * - `progressive`: a password login passed every check up to the multi-factor stage and the user is offered a
+ *   passkey; the sign-in resumes (finishLogin) with what it had, whatever the user chooses.
+ */
+export type PasskeyEnrollmentWait = { challenge?: string } & (
+  | { purpose: 'signup'; userId: string }
+  | { purpose: 'progressive'; userId: string; connection: string; amr: string[]; path: BrowserSignInPath }
+);
 
 export interface TransactionDeps {
   storage: Storage;

@@ -19,9 +19,23 @@ export class SecondFactorNeeded extends Error {
   }
 }
 
-/** What a browser sign-in answers a refusal with: the MFA screens for a missing second factor, else the OAuth error. */
+/**
+ * A browser login with a password stopped at the `multi-factor` stage, after its second factor if it needed one: the
+ * user is offered a passkey (the passkey-enrollment screen) before the sign-in goes on.
+ */
+export class PasskeyEnrollmentOffered extends Error {
+  constructor() {
+    super('A passkey is offered before this sign-in goes on.');
+  }
+}
+
+/**
+ * What a browser sign-in answers a refusal with: the MFA screens for a missing second factor, passkey-enrollment for
+ * a passkey offered, else the OAuth error.
+ */
 export function browserRefusal(refusal: SignInRefusal): Error {
   if (refusal.reason === 'mfa-required') return new SecondFactorNeeded();
+  if (refusal.reason === 'passkey-enrollment') return new PasskeyEnrollmentOffered();
   return oauthRefusal(() => new AccessDenied('user is blocked'))(refusal);
 }
 

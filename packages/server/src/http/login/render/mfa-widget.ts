@@ -78,6 +78,22 @@ export function mfaHiddenFields(model: PageModel): Html | undefined {
 }
 
 /**
+ * The page side of a WebAuthn ceremony, shared by the MFA screens, passkey-enrollment and login-id: base64url to
+ * bytes (`bytes`) and back (`text`), and a credential as the SDK posts it (`credentialJson`: base64url without
+ * padding, the attestation or the assertion by what the response holds).
+ */
+export const CREDENTIAL_SCRIPT = `const bytes = (text) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4)), (c) => c.charCodeAt(0));
+  const text = (buffer) => buffer ? btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '') : null;
+  const credentialJson = (credential) => {
+    const r = credential.response;
+    const response = r.attestationObject
+      ? { clientDataJSON: text(r.clientDataJSON), attestationObject: text(r.attestationObject), transports: r.getTransports ? r.getTransports() : [] }
+      : { clientDataJSON: text(r.clientDataJSON), authenticatorData: text(r.authenticatorData), signature: text(r.signature), userHandle: text(r.userHandle) };
+    return JSON.stringify({ id: credential.id, rawId: text(credential.rawId), type: credential.type,
+      authenticatorAttachment: credential.authenticatorAttachment, response, clientExtensionResults: credential.getClientExtensionResults() });
+  };`;
+
+/**
  * The WebAuthn screens' ceremony: the options the server chose are inline (JSON, escaped for a script), the browser
  * is asked for a credential when the button is pressed, and the answer goes back in the form's `response` field (or
  * `passkey` on passkey-enrollment) as the SDK serialises it: base64url without padding.
@@ -93,8 +109,7 @@ export function mfaScript(model: PageModel): Html | undefined {
   const options = ${jsonForScript(options)};
   const create = ${create ? 'true' : 'false'};
   const field = ${jsonForScript(field)};
-  const bytes = (text) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4)), (c) => c.charCodeAt(0));
-  const text = (buffer) => buffer ? btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '') : null;
+  ${CREDENTIAL_SCRIPT}
   const form = document.querySelector('form[data-webauthn]');
   form.addEventListener('submit', async (event) => {
     if (event.submitter && event.submitter.name === 'action' && event.submitter.value !== 'default') return;
@@ -109,12 +124,7 @@ export function mfaScript(model: PageModel): Html | undefined {
         credential = await navigator.credentials.get({ publicKey: { ...options, challenge: bytes(options.challenge),
           allowCredentials: (options.allowCredentials || []).map((c) => ({ ...c, id: bytes(c.id) })) } });
       }
-      const r = credential.response;
-      const response = create
-        ? { clientDataJSON: text(r.clientDataJSON), attestationObject: text(r.attestationObject), transports: r.getTransports ? r.getTransports() : [] }
-        : { clientDataJSON: text(r.clientDataJSON), authenticatorData: text(r.authenticatorData), signature: text(r.signature), userHandle: text(r.userHandle) };
-      form.elements[field].value = JSON.stringify({ id: credential.id, rawId: text(credential.rawId), type: credential.type,
-        authenticatorAttachment: credential.authenticatorAttachment, response, clientExtensionResults: credential.getClientExtensionResults() });
+      form.elements[field].value = credentialJson(credential);
     } catch (error) {
       const reported = document.createElement('input');
       reported.type = 'hidden';

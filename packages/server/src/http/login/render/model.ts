@@ -77,6 +77,11 @@ export interface PageModel {
    * number, WebAuthn options), merged into the context's, and the factors an options screen offers.
    */
   mfa?: { data: Tree; factors?: string[]; canPickAnother?: boolean };
+  /**
+   * login-id's passkey login: the WebAuthn request options (`screen.data.passkey.public_key`, discoverable: no
+   * credential listed) and how the page offers it (a button, the browser's autofill, or both).
+   */
+  passkeyLogin?: { publicKey: Tree; challengeUi: 'both' | 'autofill' | 'button' };
   client: { client_id: string; name: string; logo_uri?: string; description?: string; metadata: Record<string, string> };
   tenant: { name: string; friendly_name: string; picture_url?: string; enabled_locales: string[] };
   /** The tenant's branding (`GET /api/v2/branding`): our pages' logo, colours and favicon, and `branding.settings`. */

@@ -88,6 +88,7 @@ export function universalLoginContext(model: PageModel): Tree {
   place(context, ['screen', 'name'], model.screen);
   if (Object.keys(model.screenData).length > 0) place(context, ['screen', 'data'], { ...model.screenData });
   for (const [key, value] of Object.entries(model.mfa?.data ?? {})) place(context, ['screen', 'data', key], value);
+  if (model.passkeyLogin) place(context, ['screen', 'data', 'passkey', 'public_key'], model.passkeyLogin.publicKey);
   if (model.scopes) place(context, ['screen', 'data', 'scopes'], model.scopes.map((scope) => ({ value: scope.value, description: scope.description })));
   const links = Object.entries(model.links).filter(([name]) => name !== 'application');
   if (links.length > 0) place(context, ['screen', 'links'], Object.fromEntries(links) as Tree);

@@ -3,6 +3,7 @@ import { fillText } from '../../../services/rendering/texts/index.js';
 import { html, safeHref, type Html } from './escape.js';
 import type { PageModel } from './model.js';
 import { isWebAuthnScreen, mfaActions, mfaDisplay, mfaFormControls, mfaHiddenFields, mfaScript } from './mfa-widget.js';
+import { passkeyLoginForm, passkeyLoginScript } from './passkey-widget.js';
 
 interface Field {
   name: string;
@@ -17,9 +18,11 @@ const textOf = (model: PageModel) => (key: string) => model.texts[key] ?? '';
 /** The visible fields of each screen with a form, named as the platform's SDK posts them. */
 function fieldsOf(model: PageModel): Field[] {
   const t = textOf(model);
+  // With passkeys offered by autofill, the browser lists them under the identifier field (conditional UI).
+  const identifierAutocomplete = model.passkeyLogin && model.passkeyLogin.challengeUi !== 'button' ? 'username webauthn' : 'username';
   const identifier: Field = model.connection?.requiresUsername
-    ? { name: 'username', label: t('usernamePlaceholder'), type: 'text', autocomplete: 'username' }
-    : { name: 'username', label: t('emailPlaceholder'), type: 'email', autocomplete: 'username' };
+    ? { name: 'username', label: t('usernamePlaceholder'), type: 'text', autocomplete: identifierAutocomplete }
+    : { name: 'username', label: t('emailPlaceholder'), type: 'email', autocomplete: identifierAutocomplete };
   const email: Field = { name: 'email', label: t('emailPlaceholder'), type: 'email', autocomplete: 'email' };
   const username: Field[] = model.connection?.requiresUsername ? [{ name: 'username', label: t('usernamePlaceholder'), type: 'text', autocomplete: 'username' }] : [];
   const password = (autocomplete: string, name = 'password'): Field => ({ name, label: t('passwordPlaceholder'), type: 'password', autocomplete });
@@ -253,7 +256,7 @@ export function renderWidget(model: PageModel): Html {
     model.screen === 'email-verification-result' && link(model.links.login, t('buttonText')),
   ];
 
-  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${scopeList(model)}${alert}${mfaDisplay(model)}${form}${federatedButtons(model)}${links}${mfaScript(model)}</main>`;
+  return html`<main class="widget" data-screen="${model.screen}">${header}${identifierShown(model)}${scopeList(model)}${alert}${mfaDisplay(model)}${form}${passkeyLoginForm(model)}${federatedButtons(model)}${links}${mfaScript(model)}${passkeyLoginScript(model)}</main>`;
 }
 
 /** The page title: the screen's `pageTitle` (it names the application). */
