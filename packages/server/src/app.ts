@@ -10,6 +10,7 @@ import { managementSurface } from './http/management/surface.js';
 import { loginScreenRoutes } from './http/login/login-screens.js';
 import { consentScreenRoutes } from './http/login/consent-screen.js';
 import { mfaScreenRoutes } from './http/login/mfa-screens.js';
+import { webauthnScreenRoutes } from './http/login/mfa-webauthn-screens.js';
 import { continueRoutes } from './http/login/continue.js';
 import { organizationScreenRoutes } from './http/login/organization-screens.js';
 import { passwordlessScreenRoutes } from './http/login/passwordless-screens.js';
@@ -95,6 +96,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     await surface.register(loginScreenRoutes(registry));
     await surface.register(consentScreenRoutes(registry));
     await surface.register(mfaScreenRoutes(registry));
+    await surface.register(webauthnScreenRoutes(registry));
     await surface.register(continueRoutes(registry));
     await surface.register(organizationScreenRoutes(registry));
     await surface.register(passwordlessScreenRoutes(registry));

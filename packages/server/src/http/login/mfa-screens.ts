@@ -9,11 +9,11 @@ import { storedId } from '../../services/mfa/authenticators.js';
 import { totpUri } from '../../services/mfa/totp.js';
 import type { AuthenticatorRecord } from '../../storage/repositories/authenticators.js';
 import type { Tree } from './render/model.js';
-import { sendErrorPage, sendScreen } from './pages.js';
+import { sendErrorPage } from './pages.js';
 import type { PageErrorCode } from './page-errors.js';
-import { ScreenForm, StateQuery } from './screen-forms.js';
-import { MFA_ENTRY_PATH, MFA_SCREEN_PATHS, screenUrl, type MfaScreen } from './screens.js';
-import { openScreenPost, openTransaction, refuseLogin } from './transaction-context.js';
+import { StateQuery } from './screen-forms.js';
+import { MFA_ENTRY_PATH, MFA_SCREEN_PATHS, type MfaScreen } from './screens.js';
+import { refuseLogin } from './transaction-context.js';
 import {
   CHALLENGE_SCREEN,
   continueSignIn,
@@ -29,83 +29,10 @@ import {
   type HostedFactor,
   type MfaTransaction,
 } from './mfa-flow.js';
-import { webauthnScreenRoutes } from './mfa-webauthn-screens.js';
-
-/** What the MFA screens post, as our pages and the platform's SDK send it (field names of the SDK's screen classes). */
-export const MfaForm = ScreenForm({
-  // The SDK reports a failed WebAuthn ceremony as `showError::<the error as JSON>`.
-  action: Type.Optional(Type.String({ maxLength: 2048 })),
-  code: Type.Optional(Type.String({ maxLength: 64 })),
-  phone: Type.Optional(Type.String({ maxLength: 32 })),
-  rememberBrowser: Type.Optional(Type.String({ maxLength: 8 })),
-  saved: Type.Optional(Type.String({ maxLength: 8 })),
-  // A WebAuthn credential, as JSON (the SDK: `response` on the MFA screens, `passkey` on passkey-enrollment).
-  response: Type.Optional(Type.String({ maxLength: 16_384 })),
-  passkey: Type.Optional(Type.String({ maxLength: 16_384 })),
-});
-export type MfaFormBody = (typeof MfaForm)['static'];
+import { maskedEmail, maskedPhone, MfaForm, openMfaPage, openMfaPost, pickAnother, saveMfa, showMfaScreen, type MfaFormBody, type MfaScreenView } from './mfa-screen-kit.js';
 
 const tags = ['hosted pages'];
 const E164 = /^\+[1-9]\d{6,14}$/;
-
-/** What a screen shows besides its texts. */
-export interface MfaScreenView {
-  data?: Tree;
-  errorCode?: PageErrorCode;
-  factors?: string[];
-  textValues?: Record<string, string>;
-}
-
-/** The platform shows only the end of a phone number and the start of an address. */
-export const maskedPhone = (phone: string | null) => (phone ? `XXXXXXXX${phone.slice(-4)}` : '');
-export const maskedEmail = (email: string | null) => {
-  const [local = '', domain = ''] = (email ?? '').split('@');
-  return `${local.slice(0, 1)}***@${domain}`;
-};
-
-/** Renders an MFA screen of the transaction: its data in `screen.data`, the user's factors in `user.enrolled_factors`. */
-export async function showMfaScreen(registry: Registry, reply: FastifyReply, open: MfaTransaction, screen: MfaScreen, view: MfaScreenView = {}, status = view.errorCode ? 400 : 200) {
-  const { mfa } = open.transaction;
-  const factors = await factorsOf(registry, mfa.userId);
-  const enrolled = enrolledFactorNames(factors);
-  const account = (await registry.storage.users.get(registry.tenantId, mfa.userId))?.data;
-  // Another method exists: another enrolled factor (or the recovery code) to challenge, another factor to enroll.
-  const canPickAnother = factors.confirmed.length > 0 ? enrolled.length > 1 : factors.enrollable.length > 1;
-  return sendScreen(registry, reply, status, {
-    screen,
-    client: open.client,
-    transaction: open.transaction,
-    action: screenUrl(screen, open.transaction),
-    mfa: { data: view.data ?? {}, ...(view.factors ? { factors: view.factors } : {}), canPickAnother },
-    user: { id: mfa.userId, ...(account?.email ? { email: account.email } : {}), ...(account?.username ? { username: account.username } : {}), enrolled_factors: enrolled },
-    ...(view.errorCode ? { errorCode: view.errorCode } : {}),
-    ...(view.textValues ? { textValues: view.textValues } : {}),
-  });
-}
-
-/** The transaction of an MFA screen's page; undefined once the error page was sent. */
-export async function openMfaPage(registry: Registry, request: FastifyRequest, reply: FastifyReply, state: string): Promise<MfaTransaction | undefined> {
-  const open = await openTransaction(registry, request, reply, state);
-  if (!open) return undefined;
-  if (!open.transaction.mfa) {
-    await sendErrorPage(registry, reply, 400, 'invalid_request', 'This login asks for no second factor.', open.client);
-    return undefined;
-  }
-  return open as MfaTransaction;
-}
-
-/** The transaction of an MFA screen's post (the checks of every screen's post: openScreenPost). */
-export async function openMfaPost(registry: Registry, request: FastifyRequest, reply: FastifyReply, screen: MfaScreen): Promise<MfaTransaction | undefined> {
-  return (await openScreenPost(registry, request, reply, screen)) as MfaTransaction | undefined;
-}
-
-export const saveMfa = (registry: Registry, open: MfaTransaction, mfa: BrowserMfa) => registry.transactions.save(open.handle, { ...open.transaction, mfa });
-
-/** "Try another method": the factors the user has, or, while enrolling the first, the ones they may enroll. */
-export async function pickAnother(registry: Registry, reply: FastifyReply, open: MfaTransaction) {
-  const factors = await factorsOf(registry, open.transaction.mfa.userId);
-  return toScreen(reply, factors.confirmed.length > 0 || factors.recovery ? 'mfa-login-options' : 'mfa-begin-enroll-options', open);
-}
 
 /** A code-screen post's origin for the log and brute-force protection. */
 const originOf = (request: FastifyRequest) => ({ ip: request.ip, userAgent: request.headers['user-agent'] });
@@ -143,8 +70,6 @@ export function mfaScreenRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   }
 
   return async (app) => {
-    await app.register(webauthnScreenRoutes(registry));
-
     app.get(MFA_ENTRY_PATH, { schema: { tags, summary: 'Where a login that needs a second factor starts', querystring: StateQuery } }, async (request, reply) => {
       const open = await openMfaPage(registry, request, reply, request.query.state);
       if (!open) return reply;

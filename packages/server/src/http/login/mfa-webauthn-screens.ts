@@ -12,7 +12,7 @@ import { StateQuery } from './screen-forms.js';
 import { MFA_ENTRY_PATH, MFA_SCREEN_PATHS, type MfaScreen } from './screens.js';
 import { refuseLogin } from './transaction-context.js';
 import { factorLocked, factorProved, factorsOf, readPending, type MfaTransaction } from './mfa-flow.js';
-import { MfaForm, openMfaPage, openMfaPost, pickAnother, saveMfa, showMfaScreen, type MfaFormBody } from './mfa-screens.js';
+import { MfaForm, openMfaPage, openMfaPost, pickAnother, saveMfa, showMfaScreen, type MfaFormBody } from './mfa-screen-kit.js';
 
 type WebAuthnScreen = Extract<MfaScreen, `mfa-webauthn-${string}`>;
 
