@@ -66,7 +66,7 @@ describe.each(DIALECTS)('Management API resource servers (%s)', (dialect) => {
 
   it('the system Management API: cannot be deleted, keeps its identifier, name and scopes; its token lifetime applies to tokens', async () => {
     const system = await api('GET', `/resource-servers/${encodeURIComponent(server.audience)}`);
-    expect(system.body).toMatchObject({ is_system: true, identifier: server.audience, name: 'Latchkey Management API' });
+    expect(system.body).toMatchObject({ is_system: true, identifier: server.audience, name: 'Auth0 Management API' });
     expect((system.body.scopes as unknown[]).length).toBeGreaterThan(30);
     const id = String(system.body.id);
 
@@ -80,7 +80,7 @@ describe.each(DIALECTS)('Management API resource servers (%s)', (dialect) => {
     expect((await api('PATCH', `/resource-servers/${id}`, { token_lifetime: 120 })).body).toMatchObject({ token_lifetime: 120, is_system: true, identifier: server.audience });
     expect((await clientCredentials(server, ADMIN_CLIENT_ID, ADMIN_CLIENT_SECRET)).body).toMatchObject({ expires_in: 120 });
     await api('PATCH', `/resource-servers/${id}`, { token_lifetime: 86400 });
-    expect((await api('GET', `/resource-servers/${id}`)).body).toMatchObject({ is_system: true, identifier: server.audience, name: 'Latchkey Management API' });
+    expect((await api('GET', `/resource-servers/${id}`)).body).toMatchObject({ is_system: true, identifier: server.audience, name: 'Auth0 Management API' });
   });
 
   it('deletes with 204 together with its client grants; deleting again is still 204', async () => {

@@ -28,11 +28,17 @@ export interface BootstrapResult {
 
 const CREDENTIALS_FILE = 'admin-credentials.json';
 
+/**
+ * The platform's name for its Management API. Tools recognise the system API by this name alone (the platform's
+ * deploy CLI leaves it out of exports and refuses to configure it), so Latchkey's carries the same one.
+ */
+export const MANAGEMENT_API_NAME = 'Auth0 Management API';
+
 async function ensureManagementApi(repos: Repositories, tenantId: string, issuer: string, at: string) {
   const identifier = managementApiIdentifier(issuer);
   const scopes = MANAGEMENT_SCOPES.map((value) => ({ value, description: value }));
   const existing = await repos.resourceServers.findOne(tenantId, { identifier });
-  const data = newResourceServerData({ ...(existing?.data ?? {}), name: 'Latchkey Management API', identifier, scopes });
+  const data = newResourceServerData({ ...(existing?.data ?? {}), name: MANAGEMENT_API_NAME, identifier, scopes });
   if (existing) {
     await repos.resourceServers.update(tenantId, existing.id, { data });
   } else {

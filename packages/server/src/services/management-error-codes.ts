@@ -74,6 +74,15 @@ export const MANAGEMENT_ERRORS = {
     when:
       'the operation does not apply in the resource\'s state (e.g. revoking the current signing key; a tenant\'s eleventh log stream: `A tenant can have at most 10 log streams.`; deploying or testing an action whose draft failed to build; deleting an action bound to a trigger without `force=true`; changing the trigger of an action that is bound to another)',
   },
+  unsupported_feature: {
+    statuses: [400],
+    when:
+      '`Latchkey has no <family>.`: a write to a family of the platform that Latchkey does not have (rules, hooks, custom domains, forms, flows, …; see "Moving from the platform" in the README), or a setting of such a family other than its disabled state',
+  },
+  not_available: {
+    statuses: [403],
+    when: '`<feature> is not available on this tenant.`: reading a setting of the platform that Latchkey does not have and that the platform keeps for some plans (bot detection, CAPTCHA)',
+  },
   unsupported_media_type: { statuses: [415], when: 'the body is not JSON' },
   payload_too_large: { statuses: [413], when: 'the body is larger than 256 KiB; a users-import file is larger than 500 KB' },
   temporarily_unavailable: {

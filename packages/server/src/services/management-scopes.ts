@@ -13,7 +13,7 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   users_app_metadata: ['read', 'create', 'update', 'delete'],
   tenant_settings: ['read', 'update'],
   prompts: ['read', 'update'],
-  branding: ['read', 'update'],
+  branding: ['read', 'create', 'update', 'delete'],
   signing_keys: ['read', 'create', 'update'],
   user_tickets: ['create'],
   attack_protection: ['read', 'update'],
@@ -39,6 +39,27 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   logs: ['read'],
   logs_users: ['read'],
   stats: ['read'],
+  // Families of the platform that Latchkey does not have: reading them answers "none", writing them is refused
+  // (http/management/absent-families.ts). Their scopes exist so that tools granted every scope read them.
+  rules: ['read', 'create', 'update', 'delete'],
+  rules_configs: ['read', 'update', 'delete'],
+  hooks: ['read', 'create', 'update', 'delete'],
+  custom_domains: ['read', 'create', 'update', 'delete'],
+  email_provider: ['read', 'create', 'update', 'delete'],
+  email_templates: ['read', 'create', 'update'],
+  forms: ['read', 'create', 'update', 'delete'],
+  flows: ['read', 'create', 'update', 'delete'],
+  flows_vault_connections: ['read', 'create', 'update', 'delete'],
+  self_service_profiles: ['read', 'create', 'update', 'delete'],
+  token_exchange_profiles: ['read', 'create', 'update', 'delete'],
+  event_streams: ['read', 'create', 'update', 'delete'],
+  network_acls: ['read', 'create', 'update', 'delete'],
+  rate_limit_policies: ['read', 'create', 'update', 'delete'],
+  user_attribute_profiles: ['read', 'create', 'update', 'delete'],
+  connection_profiles: ['read', 'create', 'update', 'delete'],
+  phone_providers: ['read', 'create', 'update', 'delete'],
+  phone_templates: ['read', 'create', 'update', 'delete'],
+  organization_client_grants: ['read', 'create', 'delete'],
 };
 
 /** What a user's own token for the Management API may carry (the browser library's management calls). */

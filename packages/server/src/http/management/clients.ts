@@ -153,12 +153,20 @@ const Client = Type.Object(
 );
 
 const ClientIdParams = IdParams('Client id.');
+
+/**
+ * The platform's tenants each have one global client, "All Applications", which carries the classic login page;
+ * tools that move a tenant look it up with `is_global=true` and stop when there is none. Latchkey's hosted pages
+ * are not set on a client, so this one has nothing beyond its name: it is listed for that filter only and is not
+ * stored (reading or changing it by id answers that the client does not exist).
+ */
+const allApplications = (tenant: string) => ({ client_id: `${tenant}-global`, tenant, global: true, name: 'All Applications', client_metadata: {} });
 const ListQuery = Type.Object(
   {
     ...PaginationQuery,
     ...CheckpointQuery,
     ...FieldsQuery,
-    is_global: Type.Optional(Type.Boolean({ description: 'Only global clients (true) or only the others (false); Latchkey has no global client.' })),
+    is_global: Type.Optional(Type.Boolean({ description: 'Only the global client (true: "All Applications", which holds no settings here) or only the others (false).' })),
     is_first_party: Type.Optional(Type.Boolean({ description: 'Only first-party (true) or third-party (false) clients.' })),
     app_type: Type.Optional(Type.String({ maxLength: 256, description: 'Only clients of these application types (comma-separated).' })),
     client_ids: Type.Optional(Type.String({ maxLength: 8192, description: 'Only these clients (comma-separated ids).' })),
@@ -176,8 +184,8 @@ export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     app.get(
       '/clients',
       { config: { scopes: ['read:clients'] }, schema: { tags, summary: 'List clients', querystring: ListQuery, response: { 200: listResponseSchema('clients', Client, { checkpoint: true }), ...ERROR_RESPONSES } } },
-      listHandler('clients', (window, { is_global: isGlobal, is_first_party: isFirstParty, app_type: appType, client_ids: clientIds, q }) =>
-        service.list(window, {
+      listHandler('clients', async (window, { is_global: isGlobal, is_first_party: isFirstParty, app_type: appType, client_ids: clientIds, q }) =>
+        isGlobal === true ? { items: [allApplications(registry.tenantId)], total: 1 } : service.list(window, {
           ...(isGlobal !== undefined ? { global: isGlobal } : {}),
           ...(isFirstParty !== undefined ? { is_first_party: isFirstParty } : {}),
           ...(commaList(appType) ? { app_type: commaList(appType) } : {}),

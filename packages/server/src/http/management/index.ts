@@ -23,6 +23,7 @@ import { verificationEmailJobRoutes } from './verification-email-job.js';
 import { usersRoutes } from './users.js';
 import { logsRoutes } from './logs.js';
 import { guardianRoutes } from './guardian.js';
+import { absentFamilyRoutes } from './absent-family-routes.js';
 
 /** Every Management API resource, one module each. */
 export function managementRoutes(registry: Registry): FastifyPluginAsync {
@@ -51,6 +52,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       logStreamsRoutes,
       jobsRoutes,
       logsRoutes,
+      absentFamilyRoutes,
     ]) {
       await app.register(routes(registry));
     }

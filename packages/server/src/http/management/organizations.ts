@@ -153,34 +153,38 @@ export function organizationsRoutes(registry: Registry): FastifyPluginAsyncTypeb
       },
     );
 
-    app.get(
-      '/organizations/:id/enabled_connections',
-      {
-        config: { scopes: ['read:organization_connections'] },
-        schema: { tags, summary: 'List the connections members log in with', params: OrgParams, querystring: PageQuery, response: { 200: listResponseSchema('enabled_connections', EnabledConnection), ...ERROR_RESPONSES } },
-      },
-      async (request) => listHandler('enabled_connections', (window) => organizations.connections(request.params.id, window))(request),
-    );
-    app.post(
-      '/organizations/:id/enabled_connections',
-      { config: { scopes: ['create:organization_connections'] }, schema: { tags, summary: 'Enable a connection for the organization', params: OrgParams, body: AddConnectionBody, response: { 201: EnabledConnection, ...ERROR_RESPONSES } } },
-      async (request, reply) => reply.code(201).send(await organizations.addConnection(request.params.id, request.body)),
-    );
-    app.get(
-      '/organizations/:id/enabled_connections/:connection_id',
-      { config: { scopes: ['read:organization_connections'] }, schema: { tags, summary: 'Get an enabled connection', params: ConnectionParams, response: { 200: EnabledConnection, ...ERROR_RESPONSES } } },
-      async (request) => organizations.connection(request.params.id, request.params.connection_id),
-    );
-    app.patch(
-      '/organizations/:id/enabled_connections/:connection_id',
-      { config: { scopes: ['update:organization_connections'] }, schema: { tags, summary: 'Change how members log in with a connection', params: ConnectionParams, body: UpdateConnectionBody, response: { 200: EnabledConnection, ...ERROR_RESPONSES } } },
-      async (request) => organizations.updateConnection(request.params.id, request.params.connection_id, request.body),
-    );
-    app.delete(
-      '/organizations/:id/enabled_connections/:connection_id',
-      { config: { scopes: ['delete:organization_connections'] }, schema: { tags, summary: 'Disable a connection for the organization', params: ConnectionParams, response: NO_CONTENT_RESPONSES } },
-      deleteHandler(({ id, connection_id: connectionId }) => organizations.removeConnection(id, connectionId)),
-    );
+    // `enabled_connections` is the platform's first path for these; its newer SDKs (and the deploy CLI) use
+    // `connections`, with the list under that key. Both address the same links.
+    for (const key of ['enabled_connections', 'connections']) {
+      app.get(
+        `/organizations/:id/${key}`,
+        {
+          config: { scopes: ['read:organization_connections'] },
+          schema: { tags, summary: 'List the connections members log in with', params: OrgParams, querystring: PageQuery, response: { 200: listResponseSchema(key, EnabledConnection), ...ERROR_RESPONSES } },
+        },
+        async (request) => listHandler(key, (window) => organizations.connections(request.params.id, window))(request),
+      );
+      app.post(
+        `/organizations/:id/${key}`,
+        { config: { scopes: ['create:organization_connections'] }, schema: { tags, summary: 'Enable a connection for the organization', params: OrgParams, body: AddConnectionBody, response: { 201: EnabledConnection, ...ERROR_RESPONSES } } },
+        async (request, reply) => reply.code(201).send(await organizations.addConnection(request.params.id, request.body)),
+      );
+      app.get(
+        `/organizations/:id/${key}/:connection_id`,
+        { config: { scopes: ['read:organization_connections'] }, schema: { tags, summary: 'Get an enabled connection', params: ConnectionParams, response: { 200: EnabledConnection, ...ERROR_RESPONSES } } },
+        async (request) => organizations.connection(request.params.id, request.params.connection_id),
+      );
+      app.patch(
+        `/organizations/:id/${key}/:connection_id`,
+        { config: { scopes: ['update:organization_connections'] }, schema: { tags, summary: 'Change how members log in with a connection', params: ConnectionParams, body: UpdateConnectionBody, response: { 200: EnabledConnection, ...ERROR_RESPONSES } } },
+        async (request) => organizations.updateConnection(request.params.id, request.params.connection_id, request.body),
+      );
+      app.delete(
+        `/organizations/:id/${key}/:connection_id`,
+        { config: { scopes: ['delete:organization_connections'] }, schema: { tags, summary: 'Disable a connection for the organization', params: ConnectionParams, response: NO_CONTENT_RESPONSES } },
+        deleteHandler(({ id, connection_id: connectionId }) => organizations.removeConnection(id, connectionId)),
+      );
+    }
 
     app.get(
       '/users/:id/organizations',

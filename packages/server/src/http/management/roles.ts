@@ -35,7 +35,13 @@ const UsersBody = Type.Object({ users: ids('Ids of the users to give the role.')
 const RolesBody = Type.Object({ roles: ids('Ids of the roles.') }, { additionalProperties: false });
 
 const ListQuery = Type.Object(
-  { ...PaginationQuery, name_filter: Type.Optional(Type.String({ maxLength: 50, description: 'Only roles whose name contains this (case-insensitive).' })) },
+  {
+    ...PaginationQuery,
+    name_filter: Type.Optional(Type.String({ maxLength: 50, description: 'Only roles whose name contains this (case-insensitive).' })),
+    // The platform also has roles scoped to one organization; every Latchkey role is a tenant role, so
+    // `tenant` lists them all (the deploy CLI asks for it) and no other kind is taken.
+    type: Type.Optional(Type.Unsafe<'tenant'>({ type: 'string', enum: ['tenant'], description: 'tenant: roles of the whole tenant (every role here).' })),
+  },
   { additionalProperties: false },
 );
 const PageQuery = Type.Object(PaginationQuery, { additionalProperties: false });
