@@ -13,6 +13,7 @@ import {
   listResponseSchema,
   nullable,
 } from './schemas.js';
+import { ManagementError } from './errors.js';
 import { deleteHandler, listHandler } from './resource-handlers.js';
 
 const Urls = (description: string) => Type.Array(Type.String({ maxLength: 2048 }), { maxItems: 100, description });
@@ -158,7 +159,8 @@ const ClientIdParams = IdParams('Client id.');
  * The platform's tenants each have one global client, "All Applications", which carries the classic login page;
  * tools that move a tenant look it up with `is_global=true` and stop when there is none. Latchkey's hosted pages
  * are not set on a client, so this one has nothing beyond its name: it is listed for that filter only and is not
- * stored (reading or changing it by id answers that the client does not exist).
+ * stored (reading it by id answers that the client does not exist; changing it, which is how the platform sets its
+ * classic login page, is refused naming that).
  */
 const allApplications = (tenant: string) => ({ client_id: `${tenant}-global`, tenant, global: true, name: 'All Applications', client_metadata: {} });
 const ListQuery = Type.Object(
@@ -209,7 +211,16 @@ export function clientsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
     );
     app.patch(
       '/clients/:id',
-      { config: { scopes: ['update:clients'] }, schema: { tags, summary: 'Update a client', params: ClientIdParams, body: UpdateBody, response: { 200: Client, ...ERROR_RESPONSES } } },
+      {
+        config: { scopes: ['update:clients'] },
+        schema: { tags, summary: 'Update a client', params: ClientIdParams, body: UpdateBody, response: { 200: Client, ...ERROR_RESPONSES } },
+        // Before the body's schema, which would only name an unknown property of the global client.
+        preValidation: async (request) => {
+          if ((request.params as { id?: string }).id === allApplications(registry.tenantId).client_id) {
+            throw new ManagementError(400, 'Latchkey has no classic login page (pages): customise the hosted pages with /api/v2/prompts and /api/v2/branding.', 'unsupported_feature');
+          }
+        },
+      },
       async (request) => service.update(request.params.id, request.body),
     );
     app.delete(
