@@ -91,8 +91,6 @@ describe('the platform deploy CLI (npm auth0-deploy-cli) against Latchkey over H
         AUTH0_CLIENT_ID: ADMIN_CLIENT_ID,
         AUTH0_CLIENT_SECRET: ADMIN_CLIENT_SECRET,
         AUTH0_ALLOW_DELETE: false,
-        // Latchkey has no rules, e-mail templates, ...: the CLI manages only what it has.
-        AUTH0_INCLUDED_ONLY: ['tenant', 'resourceServers', 'clients', 'databases', 'actions', 'triggers'],
       }),
     );
   }, 60_000);
