@@ -130,7 +130,8 @@ describe('moving a tenant with the platform deploy CLI (npm auth0-deploy-cli)', 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('exports every family in YAML and as a directory, imports each into a fresh tenant, and the tenants compare equal', async () => {
+  // The two tests use their own servers and mostly wait on the CLI's pacing (8 requests a second): they run at once.
+  it.concurrent('exports every family in YAML and as a directory, imports each into a fresh tenant, and the tenants compare equal', async () => {
     const yamlFolder = join(dir, 'yaml');
     const directory = join(dir, 'directory');
     const [yamlOutput, directoryOutput] = await Promise.all([exportTenant(targets.source!, 'yaml', yamlFolder), exportTenant(targets.source!, 'directory', directory)]);
@@ -164,7 +165,7 @@ describe('moving a tenant with the platform deploy CLI (npm auth0-deploy-cli)', 
     expect(await tenantSnapshot(fromDirectory)).toEqual(expected);
   }, 600_000);
 
-  it('imports an export of the platform: the families Latchkey has apply, each family it lacks is refused naming it', async () => {
+  it.concurrent('imports an export of the platform: the families Latchkey has apply, each family it lacks is refused naming it', async () => {
     const outcomes = await importFamilyByFamily(targets.fresh!, FIXTURE);
     const summary = Object.fromEntries(Object.entries(outcomes).map(([family, outcome]) => [family, outcome.ok ? 'applied' : (/Latchkey has no [^.:]+/.exec(outcome.message ?? '')?.[0] ?? outcome.message)]));
     expect(summary).toEqual({

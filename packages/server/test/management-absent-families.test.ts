@@ -28,6 +28,7 @@ describe('Management API: families Latchkey does not have', () => {
     expect((await api('GET', '/hooks?include_totals=true&triggerId=pre-user-registration')).body).toEqual({ hooks: [], start: 0, limit: 50, total: 0 });
     expect((await api('GET', '/token-exchange-profiles?take=50')).body).toEqual({ token_exchange_profiles: [] });
     expect((await api('GET', '/event-streams?take=10')).body).toEqual({ eventStreams: [] });
+    expect((await api('GET', '/connections-directory-provisionings?take=50')).body).toEqual({ directory_provisionings: [] });
     expect((await api('GET', '/custom-domains')).body).toEqual([]);
     expect((await api('GET', '/rules-configs')).body).toEqual([]);
     expect((await api('GET', '/branding/phone/providers')).body).toEqual({ providers: [] });
@@ -79,7 +80,7 @@ describe('Management API: families Latchkey does not have', () => {
     expect((await api('GET', '/rules', undefined, 'not-a-token')).status).toBe(401);
   });
 
-  it('lists the global client "All Applications" for is_global=true only, and refuses changing it (the classic login page)', async () => {
+  it('lists the global client "All Applications" for is_global=true only, and refuses changing it (the classic login page) and the other classic pages', async () => {
     const [global] = (await api('GET', '/clients?is_global=true')).body;
     expect(global).toMatchObject({ global: true, name: 'All Applications' });
     expect((await api('GET', '/clients')).body.some((client) => client.global === true)).toBe(false);
@@ -88,6 +89,13 @@ describe('Management API: families Latchkey does not have', () => {
       status: 400,
       body: { statusCode: 400, error: 'Bad Request', message: expect.stringContaining('Latchkey has no classic login page (pages)'), errorCode: 'unsupported_feature' },
     });
+    // The other classic pages are tenant settings on the platform.
+    expect((await api('PATCH', '/tenants/settings', { friendly_name: 'Kept?', error_page: { html: '<p>oops</p>', show_log_link: false } })).body).toMatchObject({
+      statusCode: 400,
+      message: expect.stringContaining('Latchkey has no classic pages (error_page)'),
+      errorCode: 'unsupported_feature',
+    });
+    expect((await api('GET', '/tenants/settings')).body.friendly_name).not.toBe('Kept?');
   });
 
   it('lists roles of type tenant (every role), organizations\u2019 connections also under /connections, and names the system API as the platform does', async () => {

@@ -100,6 +100,15 @@ export const ABSENT_FAMILIES: readonly AbsentFamily[] = [
     writes: [],
   },
   {
+    family: 'directory provisioning',
+    scope: 'connections',
+    reads: [
+      { path: '/connections-directory-provisionings', list: 'directory_provisionings', paging: 'checkpoint' },
+      { path: '/connections/:id/directory-provisioning', status: 404, message: 'The connection has no directory provisioning.' },
+    ],
+    writes: ['POST /connections/:id/directory-provisioning', 'PATCH /connections/:id/directory-provisioning', 'DELETE /connections/:id/directory-provisioning'],
+  },
+  {
     family: 'organization client grants',
     scope: 'organization_client_grants',
     reads: [{ path: '/organizations/:id/client-grants', list: 'client_grants', paging: 'page' }],

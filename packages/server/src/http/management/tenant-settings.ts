@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { tenantSettingsService } from '../../services/tenant-settings.js';
+import { ManagementError } from './errors.js';
 import { ERROR_RESPONSES, FieldsQuery, nullable } from './schemas.js';
 
 const hours = (description: string) => Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 8760, description }));
@@ -76,6 +77,9 @@ const fields = {
 // Only `settings` of the tenant document is ever shown: additionalProperties false keeps anything else out.
 const Settings = Type.Object({ ...fields }, { additionalProperties: false });
 
+/** The platform's classic page settings: password reset, multi-factor and error pages. */
+const CLASSIC_PAGES = ['change_password', 'guardian_mfa_page', 'error_page'] as const;
+
 export function tenantSettingsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
     const service = tenantSettingsService(registry);
@@ -93,6 +97,12 @@ export function tenantSettingsRoutes(registry: Registry): FastifyPluginAsyncType
       {
         config: { scopes: ['update:tenant_settings'] },
         schema: { tags, summary: 'Update tenant settings (fields replace, flags merge)', body: Type.Object(fields, { additionalProperties: false }), response: { 200: Settings, ...ERROR_RESPONSES } },
+        // The platform's classic pages are tenant settings there; refused by name before the schema, which would
+        // only call them unknown properties (the deploy CLI's `pages` family writes them here).
+        preValidation: async (request) => {
+          const page = CLASSIC_PAGES.find((name) => Object.hasOwn((request.body as object | null) ?? {}, name));
+          if (page) throw new ManagementError(400, `Latchkey has no classic pages (${page}): customise the hosted pages with /api/v2/prompts and /api/v2/branding.`, 'unsupported_feature');
+        },
       },
       async (request) => service.update(request.body),
     );
