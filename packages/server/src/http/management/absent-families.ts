@@ -61,7 +61,7 @@ export const ABSENT_FAMILIES: readonly AbsentFamily[] = [
   { family: 'custom domains', instead: 'serve Latchkey under your domain and set LATCHKEY_ISSUER', scope: 'custom_domains', ...collection('/custom-domains', { list: 'bare' }, 'custom domain') },
   {
     family: 'e-mail provider settings',
-    instead: 'mail goes through the SMTP server of the configuration',
+    instead: 'mail goes through the SMTP server of SMTP_URL',
     scope: 'email_provider',
     reads: [{ path: '/emails/provider', status: 404, message: 'There is not a configured email provider.' }],
     writes: ['POST /emails/provider', 'PATCH /emails/provider', 'DELETE /emails/provider'],
@@ -83,7 +83,7 @@ export const ABSENT_FAMILIES: readonly AbsentFamily[] = [
   { family: 'rate limit policies', instead: 'set LATCHKEY_MGMT_RATE_LIMIT and the other limits of the configuration', scope: 'rate_limit_policies', ...collection('/rate-limit-policies', { list: 'rate_limit_policies', paging: 'checkpoint' }, 'policy') },
   { family: 'user attribute profiles', scope: 'user_attribute_profiles', ...collection('/user-attribute-profiles', { list: 'user_attribute_profiles', paging: 'checkpoint' }, 'profile') },
   { family: 'connection profiles', scope: 'connection_profiles', ...collection('/connection-profiles', { list: 'connection_profiles', paging: 'checkpoint' }, 'profile') },
-  { family: 'phone providers', instead: 'text messages go through the delivery channel of the configuration', scope: 'phone_providers', ...collection('/branding/phone/providers', { wrapped: 'providers' }, 'provider') },
+  { family: 'phone providers', instead: 'text messages go to LATCHKEY_SMS_URL', scope: 'phone_providers', ...collection('/branding/phone/providers', { wrapped: 'providers' }, 'provider') },
   { family: 'phone templates', scope: 'phone_templates', ...collection('/branding/phone/templates', { wrapped: 'templates' }, 'template') },
   {
     family: 'themes',
@@ -144,7 +144,7 @@ export const ABSENT_FAMILIES: readonly AbsentFamily[] = [
   },
   {
     family: 'phone factor provider choice',
-    instead: 'codes go through the delivery channel of the configuration',
+    instead: 'codes are sent through LATCHKEY_SMS_URL',
     scope: 'guardian_factors',
     reads: [
       { path: '/guardian/factors/phone/selected-provider', document: { provider: 'auth0' }, write: 'PUT' },
@@ -154,7 +154,7 @@ export const ABSENT_FAMILIES: readonly AbsentFamily[] = [
   },
   {
     family: 'multi-factor providers',
-    instead: 'codes go through the delivery channel of the configuration',
+    instead: 'codes are sent through LATCHKEY_SMS_URL',
     scope: 'guardian_factors',
     reads: ['/guardian/factors/sms/providers/twilio', '/guardian/factors/phone/providers/twilio', '/guardian/factors/push-notification/providers/apns', '/guardian/factors/push-notification/providers/sns', '/guardian/factors/push-notification/providers/fcm'].map((path) => ({
       path,
