@@ -77,6 +77,11 @@ export interface UserTokensDeps {
   issuerClaim: string;
   /** The Management API's identifier: user tokens for it carry only granted `current_user` scopes. */
   managementAudience: string;
+  /**
+   * The admin console's client when it is served: its users' tokens for the Management API carry the Management
+   * API permissions they hold through roles. No other client's user token ever carries more than `current_user`.
+   */
+  consoleClientId: string | undefined;
   handleKey: Buffer;
   /** Seals the access tokens that only reach `/userinfo` (no API asked for). */
   opaqueTokens: OpaqueTokenCodec;
@@ -101,6 +106,15 @@ export function userTokens(deps: UserTokensDeps) {
     return settings?.allow_organization_name_in_authentication_api === true ? { org_id: organization.id, org_name: organization.name } : { org_id: organization.id };
   }
 
+  /** Read at every issue (a refresh too), so that an administrator whose role is taken away loses it at once. */
+  async function managementScopes(grant: UserGrant): Promise<string[]> {
+    if (deps.consoleClientId !== undefined && grant.clientId === deps.consoleClientId && !grant.organization) {
+      const held = await deps.storage.roles.permissionNamesOfUser(deps.tenantId, grant.userId, deps.managementAudience);
+      return withinPermissions(grant.scopes, new Set(held));
+    }
+    return grantedCurrentUserScopes(grant.scopes, (await deps.config.clientGrant(grant.clientId, deps.managementAudience))?.scope);
+  }
+
   return {
     loadUser,
     refreshTokens,
@@ -109,7 +123,7 @@ export function userTokens(deps: UserTokensDeps) {
       const api = grant.audience !== undefined ? await deps.config.resourceServer(grant.audience) : undefined;
       let scopes =
         grant.audience === deps.managementAudience
-          ? grantedCurrentUserScopes(grant.scopes, (await deps.config.clientGrant(grant.clientId, grant.audience))?.scope)
+          ? await managementScopes(grant)
           : grantedUserScopes(grant.scopes, api);
       // RBAC: read at every issue (a refresh too), so that a permission taken away is gone from the next token.
       let permissions: string[] | undefined;
