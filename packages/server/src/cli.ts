@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { createRegistry } from './registry.js';
@@ -20,6 +21,7 @@ async function runServe(config: Config) {
   const credentials = config.adminClientId
     ? 'Admin application: LATCHKEY_ADMIN_CLIENT_ID / LATCHKEY_ADMIN_CLIENT_SECRET from the environment'
     : `Admin credentials: ${resolve(config.dataDir, 'admin-credentials.json')}`;
+  const consoleCredentials = resolve(config.dataDir, 'console-credentials.json');
   // One write, so that whoever waits for the first line gets them all.
   console.log(
     [
@@ -27,9 +29,7 @@ async function runServe(config: Config) {
       ...(server.metricsUrl ? [`Metrics (Prometheus): ${server.metricsUrl}`] : []),
       `Management API: ${config.issuer}/api/v2  (OpenAPI: ${config.issuer}/api/v2/openapi.json)`,
       credentials,
-      ...(config.console
-        ? [`Console: ${config.issuer}/admin/` + (server.consoleCredentialsFile ? ` (first administrator: ${server.consoleCredentialsFile})` : '')]
-        : []),
+      ...(config.console ? [`Console: ${config.issuer}/admin/` + (existsSync(consoleCredentials) ? `  (first administrator: ${consoleCredentials})` : '')] : []),
       ...(config.demo ? [`Demo application (development only): ${config.issuer}/demo/`] : []),
       `E-mail: ${server.delivery.email}; text messages: ${server.delivery.sms}` +
         (config.production || (config.delivery.smtpUrl && config.delivery.smsUrl) ? '' : ` (read them at ${config.issuer}/dev/outbox)`),

@@ -36,8 +36,6 @@ export interface Serving {
   /** `http://host:port/metrics` when LATCHKEY_METRICS_PORT is set. */
   metricsUrl: string | undefined;
   delivery: { email: string; sms: string };
-  /** Where this start wrote the console's bootstrap administrator's credentials, if it did. */
-  consoleCredentialsFile: string | undefined;
   /**
    * Graceful shutdown: stop accepting, answer the requests in flight (at most SHUTDOWN_GRACE_MS), close the
    * metrics listener, then the registry (which flushes what it buffers and closes the database last).
@@ -59,7 +57,6 @@ export async function serve(config: Config): Promise<Serving> {
     url,
     metricsUrl: metrics?.url,
     delivery: registry.delivery.description,
-    consoleCredentialsFile: registry.consoleCredentialsFile,
     async close() {
       await drain(app, SHUTDOWN_GRACE_MS, registry.log);
       await metrics?.close();

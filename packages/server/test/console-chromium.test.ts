@@ -8,6 +8,7 @@ import { ADMINISTRATOR_CONNECTION, ADMINISTRATOR_ROLE, CONSOLE_CLIENT_ID } from 
 import { launchChromium } from './support/chromium.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
+import { runCli } from './support/processes.js';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../../docs/console/', import.meta.url));
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -244,6 +245,24 @@ describe('admin console in Chromium', () => {
     } finally {
       await context.close();
     }
+  }, 60_000);
+
+  it('latchkey admin create adds an administrator who signs in to the console', async () => {
+    const created = await runCli(['admin', 'create', 'ops@example.com'], { ...server.env, LATCHKEY_ISSUER: server.url });
+    expect(created.code, created.output).toBe(0);
+    const password = created.output.trim().split('\n').at(-1) ?? '';
+    expect(created.output).toContain(`sign in at ${server.url}/admin/ as ops@example.com`);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    try {
+      await signInThroughHostedPage(page, server, 'ops@example.com', password);
+      await page.getByRole('heading', { name: 'Get started' }).waitFor();
+      expect(await page.getByText('ops@example.com').count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+    expect((await runCli(['admin', 'create', 'not-an-email'], { ...server.env, LATCHKEY_ISSUER: server.url })).code).toBe(2);
   }, 60_000);
 
   it('gives the administrator role\u2019s permissions to console sign-ins only, never to another application\u2019s user token', async () => {
