@@ -13,7 +13,7 @@ const FLAVOURS: { value: Flavour; label: string }[] = [
 ];
 
 /** The code to paste, with this deployment's domain and the application's client ID filled in. */
-export function snippet(flavour: Flavour, issuer: string, clientId: string): string {
+function snippet(flavour: Flavour, issuer: string, clientId: string): string {
   // Without a scheme the libraries use HTTPS; a local http:// deployment is named with its scheme.
   const domain = issuer.startsWith('https://') ? new URL(issuer).host : issuer;
   switch (flavour) {

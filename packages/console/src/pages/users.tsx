@@ -6,7 +6,7 @@ import type { ListPage, User } from '../types.js';
 const PER_PAGE = 25;
 
 /** A plain word searches e-mails, names and nicknames by prefix; anything with a colon is the query syntax as typed. */
-export function userQuery(text: string): string {
+function userQuery(text: string): string {
   const trimmed = text.trim();
   if (!trimmed || trimmed.includes(':')) return trimmed;
   const word = trimmed.replace(/[\\+\-!(){}[\]^"~*?:/]|&&|\|\|/g, '\\$&');
