@@ -274,23 +274,39 @@ describe('admin console in Chromium', () => {
     const clientId = String(other.body.client_id);
     const connection = (await api('GET', `/connections?name=${ADMINISTRATOR_CONNECTION}`)).body[0] as { id: string; enabled_clients: string[] };
     expect((await api('PATCH', `/connections/${connection.id}`, { enabled_clients: [...connection.enabled_clients, clientId] })).status).toBe(200);
-    const response = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
-        realm: ADMINISTRATOR_CONNECTION,
-        username: administrator.email,
-        password: administrator.password,
-        client_id: clientId,
-        client_secret: String(other.body.client_secret),
-        audience: server.audience,
-        scope: 'openid read:users delete:users read:current_user',
-      }),
+    const body = JSON.stringify({
+      grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
+      realm: ADMINISTRATOR_CONNECTION,
+      username: administrator.email,
+      password: administrator.password,
+      client_id: clientId,
+      client_secret: String(other.body.client_secret),
+      audience: server.audience,
+      scope: 'openid read:users delete:users read:current_user',
     });
+    const response = await fetch(`${server.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const tokens = (await response.json()) as { scope?: string; access_token?: string };
     expect(response.status, JSON.stringify(tokens)).toBe(200);
     expect(tokens.scope).toBe('openid');
     expect((await fetch(`${server.url}/api/v2/users`, { headers: { authorization: `Bearer ${tokens.access_token ?? ''}` } })).status).toBe(403);
+
+    // Nor through an Action: addScope on the Management API stops at what the token may hold.
+    const action = await api('POST', '/actions/actions', {
+      name: 'try-to-elevate',
+      supported_triggers: [{ id: 'post-login', version: 'v3' }],
+      code: "exports.onExecutePostLogin = async (event, api) => { api.accessToken.addScope('delete:users'); api.accessToken.addScope('read:current_user'); };",
+    });
+    expect(action.status, JSON.stringify(action.body)).toBe(201);
+    expect((await api('POST', `/actions/actions/${String(action.body.id)}/deploy`)).status).toBeLessThan(300);
+    const bound = await api('PATCH', '/actions/triggers/post-login/bindings', { bindings: [{ ref: { type: 'action_id', value: action.body.id } }] });
+    expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+    try {
+      const again = await fetch(`${server.url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const elevated = (await again.json()) as { scope?: string };
+      expect(again.status, JSON.stringify(elevated)).toBe(200);
+      expect(elevated.scope).toBe('openid read:current_user');
+    } finally {
+      await api('PATCH', '/actions/triggers/post-login/bindings', { bindings: [] });
+    }
   });
 });

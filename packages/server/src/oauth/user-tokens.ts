@@ -9,12 +9,14 @@ import { GRANT_ID_CLAIM } from './grant-revocations.js';
 import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';
 import type { OpaqueTokenCodec } from './opaque-access-token.js';
 import { refreshTokenStore, type RedeemedRefreshToken, type RefreshTokenData, type TokenOrganization } from './refresh-tokens.js';
+import { CURRENT_USER_SCOPES } from '../services/management-scopes.js';
 import { grantedCurrentUserScopes, grantedUserScopes, withinPermissions } from './scopes.js';
 import { userinfoClaims } from './userinfo.js';
 import { addCustomClaims, changedScopes, type TokenChanges } from './action-claims.js';
 
 /** Lifetime of an access token that only reaches `/userinfo`. */
 const USERINFO_TOKEN_SECONDS = 86_400;
+const CURRENT_USER_SCOPE_SET: ReadonlySet<string> = new Set(CURRENT_USER_SCOPES);
 
 /** Who a user grant is for and what it was asked for; shared by every user grant and by `/authorize`. */
 export interface UserGrant {
@@ -106,13 +108,18 @@ export function userTokens(deps: UserTokensDeps) {
     return settings?.allow_organization_name_in_authentication_api === true ? { org_id: organization.id, org_name: organization.name } : { org_id: organization.id };
   }
 
-  /** Read at every issue (a refresh too), so that an administrator whose role is taken away loses it at once. */
-  async function managementScopes(grant: UserGrant): Promise<string[]> {
+  /**
+   * A user's scopes for the Management API, and the most they may ever be (`ceiling`), which an Action's addScope
+   * cannot pass either: the console's sign-ins hold their role permissions, every other token `current_user` scopes
+   * at most. Read at every issue (a refresh too), so that an administrator whose role is taken away loses it at once.
+   */
+  async function managementScopes(grant: UserGrant): Promise<{ scopes: string[]; ceiling: ReadonlySet<string> }> {
     if (deps.consoleClientId !== undefined && grant.clientId === deps.consoleClientId && !grant.organization) {
-      const held = await deps.storage.roles.permissionNamesOfUser(deps.tenantId, grant.userId, deps.managementAudience);
-      return withinPermissions(grant.scopes, new Set(held));
+      const held = new Set(await deps.storage.roles.permissionNamesOfUser(deps.tenantId, grant.userId, deps.managementAudience));
+      return { scopes: withinPermissions(grant.scopes, held), ceiling: held };
     }
-    return grantedCurrentUserScopes(grant.scopes, (await deps.config.clientGrant(grant.clientId, deps.managementAudience))?.scope);
+    const scopes = grantedCurrentUserScopes(grant.scopes, (await deps.config.clientGrant(grant.clientId, deps.managementAudience))?.scope);
+    return { scopes, ceiling: CURRENT_USER_SCOPE_SET };
   }
 
   return {
@@ -121,10 +128,8 @@ export function userTokens(deps: UserTokensDeps) {
 
     async issue(grant: UserGrant, options: IssueOptions): Promise<IssuedTokens> {
       const api = grant.audience !== undefined ? await deps.config.resourceServer(grant.audience) : undefined;
-      let scopes =
-        grant.audience === deps.managementAudience
-          ? await managementScopes(grant)
-          : grantedUserScopes(grant.scopes, api);
+      const management = grant.audience === deps.managementAudience ? await managementScopes(grant) : undefined;
+      let scopes = management ? management.scopes : grantedUserScopes(grant.scopes, api);
       // RBAC: read at every issue (a refresh too), so that a permission taken away is gone from the next token.
       let permissions: string[] | undefined;
       const dialect = api?.token_dialect ?? 'access_token';
@@ -138,6 +143,8 @@ export function userTokens(deps: UserTokensDeps) {
       }
       // An action's addScope / removeScope apply past the API's policies, as on the platform.
       if (grant.actionChanges) scopes = changedScopes(scopes, grant.actionChanges);
+      // Except on the Management API: no Action makes a user's token an administrator's.
+      if (management && grant.actionChanges) scopes = withinPermissions(scopes, management.ceiling);
       const iat = Math.floor(deps.now().getTime() / 1000);
       const organizationClaims = grant.organization ? await organizationClaimsOf(grant.organization) : undefined;
       const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_SECONDS;
