@@ -34,6 +34,7 @@ import { AUTHENTICATION_CORS_PATHS, cors, MANAGEMENT_CORS_PATHS } from './http/p
 import { demoRoutes } from './http/demo.js';
 import { libraryRoutes, loadLibraryBundle } from './http/library.js';
 import { faviconRoutes } from './http/favicon.js';
+import { consoleRoutes, loadConsoleBundle } from './http/console.js';
 import { tokenRoutes } from './http/oauth/token.js';
 import { mfaRoutes } from './http/oauth/mfa.js';
 import { wellKnownRoutes } from './http/oauth/well-known.js';
@@ -108,6 +109,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
 
   const bundle = loadLibraryBundle();
   await app.register(libraryRoutes(registry, bundle));
+  if (registry.config.console) await app.register(consoleRoutes(registry, loadConsoleBundle()));
   await app.register(faviconRoutes());
   await app.register(healthRoutes(registry.readiness));
   if (registry.config.demo && bundle) await app.register(demoRoutes(registry, bundle));

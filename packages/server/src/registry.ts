@@ -66,6 +66,7 @@ import { countedDatabaseLogin, countedLoginProtection, countedPasswordless, UNKN
 import { connectRedis } from './services/redis.js';
 import { deploymentChangeBus } from './services/change-bus/index.js';
 import { managementApiIdentifier } from './services/resource-servers.js';
+import { bootstrapAdministrator, CONSOLE_CLIENT_ID, ensureConsole } from './services/console-setup.js';
 import { actionBuilder } from './services/actions/action-build.js';
 import { actionSecrets } from './services/actions/action-secrets.js';
 import { actionsService, type ActionsService } from './services/actions/actions-service.js';
@@ -139,6 +140,8 @@ export interface Registry {
   /** The Authentication API's limiter of one endpoint (route path), counting per client IP address. */
   authLimiter(path: string): RateLimiter;
   bootstrapResult: BootstrapResult;
+  /** Where this start wrote the bootstrap administrator's credentials, if it created them. */
+  consoleCredentialsFile: string | undefined;
   /** The tenant log: `record` buffers an event, a background writer stores the buffer in batches. */
   events: EventRecorder;
   /** The Management API's log streams (`/api/v2/log-streams`); a worker started with the registry delivers them. */
@@ -217,6 +220,12 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
     });
     await keys.ensure();
     if (config.demo) await ensureDemoApplication({ storage, tenantId, issuer: config.issuer, now });
+    // After the demo: both want the default database connection, and the console only adds itself to it.
+    let consoleCredentialsFile: string | undefined;
+    if (config.console) {
+      const { roleId } = await ensureConsole({ storage, tenantId, issuer: config.issuer, now });
+      consoleCredentialsFile = await bootstrapAdministrator({ storage, tenantId, issuer: config.issuer, dataDir: config.dataDir, now }, roleId);
+    }
     const oauthConfig = oauthConfigCache({ storage, tenantId, ttlMs: config.configCacheSeconds * 1000, builtInApis: [mfaApiResourceServer(config.issuer)] });
     const sessionLifetimes = async () => sessionLifetimesOf((await oauthConfig.tenantDocument())?.settings);
     const events = config.tenantLog
@@ -388,7 +397,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
       oauthConfig,
       prompts: hostedPrompts(oauthConfig),
       userGrants: {
-        userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, managementAudience: managementApiIdentifier(config.issuer), handleKey, opaqueTokens, now }),
+        userTokens: userTokens({ storage, config: oauthConfig, tenantId, keys, issuer: config.issuer, issuerClaim, managementAudience: managementApiIdentifier(config.issuer), consoleClientId: config.console ? CONSOLE_CLIENT_ID : undefined, handleKey, opaqueTokens, now }),
         databaseLogin: countedDatabaseLogin(databaseLogin({
           storage,
           tenantId,
@@ -459,6 +468,7 @@ export async function createRegistry(config: Config, options: RegistryOptions = 
         return limiter;
       },
       bootstrapResult,
+      consoleCredentialsFile,
       events,
       logStreams: logStreamsService({ storage, tenantId, secrets: streamSecrets, allowHttp: !config.production, now }),
       jobs: jobsService({ storage, tenantId, now, wake: () => runner.wake(), downloads: exportLinks }),

@@ -196,6 +196,16 @@ describe('the latchkey CLI', () => {
       expect(JSON.parse(readFileSync(credentialsFile, 'utf8'))).toEqual(credentials);
     });
 
+    it('prints the console URL and writes the bootstrap administrator\u2019s credentials once (mode 0600)', async () => {
+      const consoleFile = join(dir, 'console-credentials.json');
+      expect(firstOutput).toContain(`Console: http://localhost:${port}/admin/  (first administrator: ${consoleFile})`);
+      expect(statSync(consoleFile).mode & 0o777).toBe(0o600);
+      const administrator = JSON.parse(readFileSync(consoleFile, 'utf8')) as { console: string; email: string; password: string };
+      expect(administrator).toMatchObject({ console: `http://localhost:${port}/admin/`, email: 'admin@latchkey.local' });
+      expect(administrator.password.length).toBeGreaterThanOrEqual(24);
+      expect(second.output()).toContain(`first administrator: ${consoleFile}`);
+    });
+
     it('logs requests at LOG_LEVEL=debug without the secrets their URLs and headers carry', async () => {
       const base = `http://127.0.0.1:${port}`;
       await (await fetch(`${base}/u/unblock?ticket=unblock-ticket-secret-1`)).arrayBuffer();

@@ -68,15 +68,20 @@ describe.runIf(postgresAvailable)('two server processes on one PostgreSQL databa
     await admin?.end();
   });
 
-  it('bootstraps once: one tenant, one admin and one demo client, their grants, two demo connections, one current and one next key', async () => {
+  it('bootstraps once: one tenant, one admin, one demo and one console client, their grants, two demo connections, one administrator, one current and one next key', async () => {
     const keys = await admin.query<{ status: string }>(`select status from ${schema}.signing_keys order by status`);
     expect(keys.rows.map((row) => row.status)).toEqual(['current', 'next']);
     expect((await admin.query(`select 1 from ${schema}.tenants`)).rowCount).toBe(1);
     // Both nodes run in development, so both provision the demo: still once.
     const clients = await admin.query<{ client_id: string }>(`select client_id from ${schema}.clients order by client_id`);
-    expect(clients.rows.map((row) => row.client_id).sort()).toEqual([ADMIN_CLIENT_ID, 'latchkey-demo'].sort());
+    expect(clients.rows.map((row) => row.client_id).sort()).toEqual([ADMIN_CLIENT_ID, 'latchkey-console', 'latchkey-demo'].sort());
     expect((await admin.query(`select 1 from ${schema}.client_grants`)).rowCount).toBe(2);
+    // The console signs in through the demo's database connection rather than a third one.
     expect((await admin.query(`select 1 from ${schema}.connections`)).rowCount).toBe(2);
+    // Both nodes start with an empty data folder: one bootstrap administrator all the same, holding the one role.
+    expect((await admin.query(`select 1 from ${schema}.roles`)).rowCount).toBe(1);
+    expect((await admin.query(`select 1 from ${schema}.users`)).rowCount).toBe(1);
+    expect((await admin.query(`select 1 from ${schema}.user_roles`)).rowCount).toBe(1);
   });
 
   it('tokens minted by one node are accepted by the other, across a key rotation on one of them', async () => {

@@ -60,6 +60,8 @@ export interface Config {
   production: Value<'NODE_ENV'>;
   /** Serve the demo application (`/demo/`) and provision its client; never in production. */
   demo: boolean;
+  /** Serve the admin console (`/admin`) and provision its client, role and bootstrap administrator. */
+  console: boolean;
   logLevel: Value<'LOG_LEVEL'>;
 }
 
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     metrics,
     production,
     demo,
+    console: read('LATCHKEY_CONSOLE'),
     logLevel,
   };
 }

@@ -228,6 +228,13 @@ export const SETTINGS = [
       'The development-only demo application at `/demo/` (`on` or `off`): its own client `latchkey-demo`, the `Username-Password-Authentication` and `email` connections, created at start. Never served when `NODE_ENV=production`.',
     parse: onOff,
   },
+  {
+    env: 'LATCHKEY_CONSOLE',
+    default: 'on',
+    meaning:
+      'The admin console at `/admin` (`on` or `off`): its first-party client `latchkey-console`, the `Latchkey Administrator` role (every Management API permission, honoured only for the console) and, at first start, a bootstrap administrator whose credentials are written to `$LATCHKEY_DATA_DIR/console-credentials.json` (mode 0600).',
+    parse: onOff,
+  },
   { env: 'NODE_ENV', default: 'development', meaning: '`production` requires `LATCHKEY_SECRET` and turns off development conveniences.', parse: (raw) => raw === 'production' },
   { env: 'LOG_LEVEL', default: 'info', meaning: 'pino log level (`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`); `debug` and `trace` log every request, with the values of secret-bearing query parameters and the credential headers hidden.', parse: logLevel },
 ] as const satisfies readonly Setting[];

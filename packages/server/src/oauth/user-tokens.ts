@@ -9,12 +9,14 @@ import { GRANT_ID_CLAIM } from './grant-revocations.js';
 import { halfHash, signHs256Jwt, signRs256Jwt } from './jws.js';
 import type { OpaqueTokenCodec } from './opaque-access-token.js';
 import { refreshTokenStore, type RedeemedRefreshToken, type RefreshTokenData, type TokenOrganization } from './refresh-tokens.js';
+import { CURRENT_USER_SCOPES } from '../services/management-scopes.js';
 import { grantedCurrentUserScopes, grantedUserScopes, withinPermissions } from './scopes.js';
 import { userinfoClaims } from './userinfo.js';
 import { addCustomClaims, changedScopes, type TokenChanges } from './action-claims.js';
 
 /** Lifetime of an access token that only reaches `/userinfo`. */
 const USERINFO_TOKEN_SECONDS = 86_400;
+const CURRENT_USER_SCOPE_SET: ReadonlySet<string> = new Set(CURRENT_USER_SCOPES);
 
 /** Who a user grant is for and what it was asked for; shared by every user grant and by `/authorize`. */
 export interface UserGrant {
@@ -77,6 +79,11 @@ export interface UserTokensDeps {
   issuerClaim: string;
   /** The Management API's identifier: user tokens for it carry only granted `current_user` scopes. */
   managementAudience: string;
+  /**
+   * The admin console's client when it is served: its users' tokens for the Management API carry the Management
+   * API permissions they hold through roles. No other client's user token ever carries more than `current_user`.
+   */
+  consoleClientId: string | undefined;
   handleKey: Buffer;
   /** Seals the access tokens that only reach `/userinfo` (no API asked for). */
   opaqueTokens: OpaqueTokenCodec;
@@ -101,16 +108,28 @@ export function userTokens(deps: UserTokensDeps) {
     return settings?.allow_organization_name_in_authentication_api === true ? { org_id: organization.id, org_name: organization.name } : { org_id: organization.id };
   }
 
+  /**
+   * A user's scopes for the Management API, and the most they may ever be (`ceiling`), which an Action's addScope
+   * cannot pass either: the console's sign-ins hold their role permissions, every other token `current_user` scopes
+   * at most. Read at every issue (a refresh too), so that an administrator whose role is taken away loses it at once.
+   */
+  async function managementScopes(grant: UserGrant): Promise<{ scopes: string[]; ceiling: ReadonlySet<string> }> {
+    if (deps.consoleClientId !== undefined && grant.clientId === deps.consoleClientId && !grant.organization) {
+      const held = new Set(await deps.storage.roles.permissionNamesOfUser(deps.tenantId, grant.userId, deps.managementAudience));
+      return { scopes: withinPermissions(grant.scopes, held), ceiling: held };
+    }
+    const scopes = grantedCurrentUserScopes(grant.scopes, (await deps.config.clientGrant(grant.clientId, deps.managementAudience))?.scope);
+    return { scopes, ceiling: CURRENT_USER_SCOPE_SET };
+  }
+
   return {
     loadUser,
     refreshTokens,
 
     async issue(grant: UserGrant, options: IssueOptions): Promise<IssuedTokens> {
       const api = grant.audience !== undefined ? await deps.config.resourceServer(grant.audience) : undefined;
-      let scopes =
-        grant.audience === deps.managementAudience
-          ? grantedCurrentUserScopes(grant.scopes, (await deps.config.clientGrant(grant.clientId, grant.audience))?.scope)
-          : grantedUserScopes(grant.scopes, api);
+      const management = grant.audience === deps.managementAudience ? await managementScopes(grant) : undefined;
+      let scopes = management ? management.scopes : grantedUserScopes(grant.scopes, api);
       // RBAC: read at every issue (a refresh too), so that a permission taken away is gone from the next token.
       let permissions: string[] | undefined;
       const dialect = api?.token_dialect ?? 'access_token';
@@ -124,6 +143,8 @@ export function userTokens(deps: UserTokensDeps) {
       }
       // An action's addScope / removeScope apply past the API's policies, as on the platform.
       if (grant.actionChanges) scopes = changedScopes(scopes, grant.actionChanges);
+      // Except on the Management API: no Action makes a user's token an administrator's.
+      if (management && grant.actionChanges) scopes = withinPermissions(scopes, management.ceiling);
       const iat = Math.floor(deps.now().getTime() / 1000);
       const organizationClaims = grant.organization ? await organizationClaimsOf(grant.organization) : undefined;
       const expiresIn = api?.token_lifetime ?? USERINFO_TOKEN_SECONDS;

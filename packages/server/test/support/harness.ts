@@ -87,6 +87,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
         LATCHKEY_MGMT_RATE_LIMIT: '100000/s',
         // Suites provision what they need; the demo's client and connections would only be in their way.
         LATCHKEY_DEMO: 'off',
+        LATCHKEY_CONSOLE: 'off',
         LOG_LEVEL: 'silent',
         PORT: '0',
         ...(database?.env ?? {}),

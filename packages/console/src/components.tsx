@@ -1,0 +1,69 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { ApiError } from './api.js';
+
+/** An API error in words: the API's own message, and what the console suggests for the common statuses. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const message = error instanceof Error ? error.message : String(error);
+  const hint =
+    error instanceof ApiError && error.status === 403
+      ? ' Your role does not allow this.'
+      : error instanceof ApiError && error.status === 429
+        ? ' Too many requests: wait a moment and try again.'
+        : '';
+  return (
+    <p class="error" role="alert">
+      {message}
+      {hint}
+      {error instanceof ApiError && error.errorCode ? <span class="code"> ({error.errorCode})</span> : null}
+    </p>
+  );
+}
+
+/** A destructive action asks first, in a modal dialog (focus trapped by the browser, Escape cancels). */
+export function ConfirmDialog(props: { title: string; children: ComponentChildren; confirmLabel: string; onConfirm: () => void; onCancel: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={dialog} aria-labelledby="confirm-title" onClose={props.onCancel}>
+      <h2 id="confirm-title">{props.title}</h2>
+      <div>{props.children}</div>
+      <div class="actions">
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type="button" class="danger" onClick={props.onConfirm}>
+          {props.confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** Page controls for a list the server pages (`page`, `per_page`, `include_totals`). */
+export function Pager(props: { page: number; perPage: number; total: number; label: string; onPage: (page: number) => void }) {
+  const pages = Math.max(1, Math.ceil(props.total / props.perPage));
+  return (
+    <nav class="pager" aria-label={`${props.label} pages`}>
+      <button type="button" disabled={props.page === 0} onClick={() => props.onPage(props.page - 1)}>
+        Previous
+      </button>
+      <span aria-live="polite">
+        Page {props.page + 1} of {pages} ({props.total} {props.label.toLowerCase()})
+      </span>
+      <button type="button" disabled={props.page + 1 >= pages} onClick={() => props.onPage(props.page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function lines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+}

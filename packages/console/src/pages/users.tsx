@@ -1,0 +1,92 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { PageProps } from '../app.js';
+import { ErrorNote, Pager } from '../components.js';
+import type { ListPage, User } from '../types.js';
+
+const PER_PAGE = 25;
+
+/** A plain word searches e-mails, names and nicknames by prefix; anything with a colon is the query syntax as typed. */
+function userQuery(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed || trimmed.includes(':')) return trimmed;
+  const word = trimmed.replace(/[\\+\-!(){}[\]^"~*?:/]|&&|\|\|/g, '\\$&');
+  return `email:${word}* OR name:${word}* OR nickname:${word}*`;
+}
+
+export function Users({ api }: PageProps) {
+  const [text, setText] = useState('');
+  const [query, setQuery] = useState('');
+  const [page, setPage] = useState(0);
+  const [list, setList] = useState<ListPage<'users', User> | undefined>();
+  const [error, setError] = useState<unknown>();
+
+  useEffect(() => {
+    setError(undefined);
+    const q = userQuery(query);
+    const search = new URLSearchParams({ include_totals: 'true', page: String(page), per_page: String(PER_PAGE), fields: 'user_id,email,name,blocked,last_login,logins_count,identities' });
+    if (q) {
+      search.set('q', q);
+      search.set('search_engine', 'v3');
+    }
+    api<ListPage<'users', User>>('GET', `/users?${search.toString()}`).then(setList, (caught: unknown) => {
+      setList(undefined);
+      setError(caught);
+    });
+  }, [api, query, page]);
+
+  function submit(event: Event) {
+    event.preventDefault();
+    setPage(0);
+    setQuery(text);
+  }
+
+  return (
+    <section>
+      <h1 tabIndex={-1}>Users</h1>
+      <form role="search" class="search" onSubmit={submit}>
+        <label for="user-search">Search users</label>
+        <div class="row">
+          <input id="user-search" type="search" aria-describedby="user-search-hint" value={text} onInput={(event) => setText(event.currentTarget.value)} />
+          <button type="submit">Search</button>
+        </div>
+        <small id="user-search-hint">
+          A word finds e-mails and names starting with it; or use the query syntax, e.g. <code>email:"jane@example.com"</code>, <code>blocked:true</code>,{' '}
+          <code>logins_count:[10 TO *]</code>.
+        </small>
+      </form>
+      <ErrorNote error={error} />
+      {list ? (
+        <>
+          <table>
+            <caption class="visually-hidden">Users</caption>
+            <thead>
+              <tr>
+                <th scope="col">User</th>
+                <th scope="col">Connection</th>
+                <th scope="col">Logins</th>
+                <th scope="col">Last login</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.users.map((user) => (
+                <tr key={user.user_id}>
+                  <td>
+                    <a href={`/admin/users/${encodeURIComponent(user.user_id)}`}>{user.email ?? user.name ?? user.user_id}</a>
+                    {user.blocked ? <span class="badge">Blocked</span> : null}
+                  </td>
+                  <td>{user.identities?.[0]?.connection}</td>
+                  <td>{user.logins_count ?? 0}</td>
+                  <td>{user.last_login ? new Date(user.last_login).toLocaleString() : 'Never'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.users.length === 0 ? <p>No user matches.</p> : null}
+          <Pager page={page} perPage={PER_PAGE} total={list.total} label="Users" onPage={setPage} />
+        </>
+      ) : !error ? (
+        <p aria-busy="true">Loading…</p>
+      ) : null}
+    </section>
+  );
+}
