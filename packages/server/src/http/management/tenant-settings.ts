@@ -80,6 +80,13 @@ const Settings = Type.Object({ ...fields }, { additionalProperties: false });
 /** The platform's classic page settings: password reset, multi-factor and error pages. */
 const CLASSIC_PAGES = ['change_password', 'guardian_mfa_page', 'error_page'] as const;
 
+/** Whether a classic page setting asks for the page: switched on, or custom HTML to serve. */
+function classicPageInUse(setting: unknown): boolean {
+  if (!setting || typeof setting !== 'object') return false;
+  const { enabled, html } = setting as { enabled?: unknown; html?: unknown };
+  return enabled === true || (typeof html === 'string' && html.trim() !== '');
+}
+
 export function tenantSettingsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
     const service = tenantSettingsService(registry);
@@ -99,8 +106,11 @@ export function tenantSettingsRoutes(registry: Registry): FastifyPluginAsyncType
         schema: { tags, summary: 'Update tenant settings (fields replace, flags merge)', body: Type.Object(fields, { additionalProperties: false }), response: { 200: Settings, ...ERROR_RESPONSES } },
         // The platform's classic pages are tenant settings there; refused by name before the schema, which would
         // only call them unknown properties (the deploy CLI's `pages` family writes them here).
+        // Settings that leave them off (`enabled: false`, no custom `html`) are kept, as an export of a tenant that
+        // never used them carries them.
         preValidation: async (request) => {
-          const page = CLASSIC_PAGES.find((name) => Object.hasOwn((request.body as object | null) ?? {}, name));
+          const body = (request.body ?? {}) as Record<string, unknown>;
+          const page = CLASSIC_PAGES.find((name) => classicPageInUse(body[name]));
           if (page) throw new ManagementError(400, `Latchkey has no classic pages (${page}): customise the hosted pages with /api/v2/prompts and /api/v2/branding.`, 'unsupported_feature');
         },
       },
