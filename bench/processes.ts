@@ -95,6 +95,8 @@ export function latchkeyEnv(options: { databaseUrl: string; dataDir: string; por
     LATCHKEY_MGMT_RATE_LIMIT: '1000000/s',
     LATCHKEY_AUTH_RATE_LIMIT: '1000000/s',
     LATCHKEY_DEMO: 'off',
+    // No console bootstrap (its administrator would be one more user than the benches seed).
+    LATCHKEY_CONSOLE: 'off',
     LOG_LEVEL: 'silent',
     NODE_ENV: 'production',
   };
