@@ -38,13 +38,6 @@ export interface MfaScreenView {
   textValues?: Record<string, string>;
 }
 
-/** The platform shows only the end of a phone number and the start of an address. */
-export const maskedPhone = (phone: string | null) => (phone ? `XXXXXXXX${phone.slice(-4)}` : '');
-export const maskedEmail = (email: string | null) => {
-  const [local = '', domain = ''] = (email ?? '').split('@');
-  return `${local.slice(0, 1)}***@${domain}`;
-};
-
 /** Renders an MFA screen of the transaction: its data in `screen.data`, the user's factors in `user.enrolled_factors`. */
 export async function showMfaScreen(registry: Registry, reply: FastifyReply, open: MfaTransaction, screen: MfaScreen, view: MfaScreenView = {}, status = view.errorCode ? 400 : 200) {
   const { mfa } = open.transaction;

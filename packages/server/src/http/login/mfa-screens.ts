@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { AccessDenied, InvalidRequest } from '../../oauth/errors.js';
+import { maskedEmail, maskedPhone } from '../../oauth/mfa/mfa-api.js';
 import type { BrowserMfa } from '../../oauth/mfa/browser-mfa.js';
 import type { Registry } from '../../registry.js';
 import { storedId } from '../../services/mfa/authenticators.js';
@@ -29,7 +30,7 @@ import {
   type HostedFactor,
   type MfaTransaction,
 } from './mfa-flow.js';
-import { maskedEmail, maskedPhone, MfaForm, openMfaPage, openMfaPost, pickAnother, saveMfa, showMfaScreen, type MfaFormBody, type MfaScreenView } from './mfa-screen-kit.js';
+import { MfaForm, openMfaPage, openMfaPost, pickAnother, saveMfa, showMfaScreen, type MfaFormBody, type MfaScreenView } from './mfa-screen-kit.js';
 
 const tags = ['hosted pages'];
 const E164 = /^\+[1-9]\d{6,14}$/;

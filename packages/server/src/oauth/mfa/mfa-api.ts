@@ -85,13 +85,19 @@ const view = (record: AuthenticatorRecord): AuthenticatorView | undefined => {
   }
 };
 
-/** The platform shows only the end of a phone number or the start of an address to a holder of an mfa_token. */
+/**
+ * The platform shows only the end of a phone number or the start of an address to a holder of an mfa_token (and on
+ * the hosted challenge screens, which use the same two functions).
+ */
+export const maskedPhone = (phone: string | null) => (phone ? `XXXXXXXX${phone.slice(-4)}` : '');
+export const maskedEmail = (email: string | null) => {
+  const [local = '', domain = ''] = (email ?? '').split('@');
+  return `${local.slice(0, 1)}***@${domain}`;
+};
+
 function maskedName(record: AuthenticatorRecord): string {
-  if (record.type === 'sms' && record.phoneNumber) return `XXXXXXXX${record.phoneNumber.slice(-4)}`;
-  if (record.type === 'email' && record.email) {
-    const [local = '', domain = ''] = record.email.split('@');
-    return `${local.slice(0, 1)}***@${domain}`;
-  }
+  if (record.type === 'sms' && record.phoneNumber) return maskedPhone(record.phoneNumber);
+  if (record.type === 'email' && record.email) return maskedEmail(record.email);
   return record.name ?? '';
 }
 
