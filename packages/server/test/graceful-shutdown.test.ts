@@ -114,7 +114,7 @@ describe('SIGTERM with requests in flight', () => {
     const signalAt = Date.now();
     server.child.kill('SIGTERM');
 
-    // Once shutdown has begun, the node takes no new work: the listener refuses, or a kept-alive connection gets 503.
+    // Once shutdown has begun, the node takes no new work: the listener refuses (or resets), or a kept-alive connection gets 503.
     for (let waited = 0; !server.output().includes('shutting down (SIGTERM)'); waited += 5) {
       if (waited > 10_000) throw new Error(`no shutdown line:\n${server.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -126,7 +126,8 @@ describe('SIGTERM with requests in flight', () => {
         resolve({ status: response.statusCode });
       }).once('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code }));
     });
-    if (probe.status === undefined) expect(probe.error).toBe('ECONNREFUSED');
+    // A connection the kernel had queued when the listener closed is reset rather than refused: both are "no".
+    if (probe.status === undefined) expect(['ECONNREFUSED', 'ECONNRESET']).toContain(probe.error);
     else expect(probe.status).toBe(503);
 
     const outcomes = await Promise.all(logins);
