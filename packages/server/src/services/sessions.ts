@@ -15,7 +15,18 @@ export interface SessionData {
   connection: string;
   clients: string[];
   last_seen_at: string;
+  /** Where the login came from (absent in sessions stored before it was kept): the Management API shows it. */
+  device?: SessionDevice;
 }
+
+/** The browser a session was started in, with the platform's names (`GET /api/v2/sessions/{id}`). */
+export interface SessionDevice {
+  initial_ip?: string;
+  initial_user_agent?: string;
+}
+
+/** A User-Agent is the browser's to choose: a session keeps this much of it. */
+const USER_AGENT_KEPT = 512;
 
 export interface Session {
   handleId: string;
@@ -52,7 +63,7 @@ export function sessionsService(deps: SessionsDeps) {
      * SQLite waits for the transaction's own connection for ever.
      */
     async create(
-      input: { userId: string; connection: string; amr: string[]; clientId: string },
+      input: { userId: string; connection: string; amr: string[]; clientId: string; origin?: { ip: string; userAgent?: string | undefined } | undefined },
       repos: Pick<Repositories, 'artifacts'> = storage,
       lifetimes?: SessionLifetimes,
     ): Promise<{ handle: string; session: Session }> {
@@ -67,6 +78,7 @@ export function sessionsService(deps: SessionsDeps) {
         connection: input.connection,
         clients: [input.clientId],
         last_seen_at: iso(now),
+        ...(input.origin ? { device: deviceOf(input.origin) } : {}),
       };
       const id = handleId(deps.handleKey, handle);
       await repos.artifacts.insert(tenantId, 'session', {
@@ -131,3 +143,8 @@ export function sessionsService(deps: SessionsDeps) {
 }
 
 export type Sessions = ReturnType<typeof sessionsService>;
+
+function deviceOf(origin: { ip: string; userAgent?: string | undefined }): SessionDevice {
+  const userAgent = origin.userAgent?.slice(0, USER_AGENT_KEPT);
+  return { initial_ip: origin.ip, ...(userAgent ? { initial_user_agent: userAgent } : {}) };
+}

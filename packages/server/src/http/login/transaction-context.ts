@@ -176,6 +176,7 @@ export async function finishLogin(
         authorization: saml ? undefined : authorization,
         answerLater: answerLater(decisions),
         earlierSession: sessionHandle(request),
+        origin: attempt.origin,
         user: async (repos) => ((await registry.transactions.complete(open.handle, repos)) ? user : undefined),
       }),
     );

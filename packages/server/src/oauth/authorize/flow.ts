@@ -250,6 +250,7 @@ async function ticketLogin(request: AuthorizeRequest, target: TrustedTarget, bro
       authorization: request,
       answerLater: answerLater(attempt.decisions),
       earlierSession: browser.sessionHandle,
+      origin: browser.origin,
       user: async (repos) => {
         const redeemed = await deps.loginTickets.redeem(ticket, repos);
         return redeemed && { userId: redeemed.user_id, connection: redeemed.connection, amr: redeemed.amr };
@@ -323,7 +324,7 @@ export async function authorizeAuthenticated(
     const attempt = browserAttempt(path, user, request, target.client, browser);
     const started = await secondFactorFirst(request, user, path, deps, async () => true, () =>
       deps.users.signIn.run(attempt, () =>
-        startSession(deps, { client: target.client, authorization: request, answerLater: answerLater(attempt.decisions), earlierSession: browser.sessionHandle, user }),
+        startSession(deps, { client: target.client, authorization: request, answerLater: answerLater(attempt.decisions), earlierSession: browser.sessionHandle, origin: browser.origin, user }),
       ),
     );
     if (!started) throw new AccessDenied('The sign-in could not be completed.');

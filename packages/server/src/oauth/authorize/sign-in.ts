@@ -31,6 +31,8 @@ interface SignInInput {
   earlierSession: string | undefined;
   /** The sign-in stages left a screen before the answer (consent, the organization): the session starts, the code waits. */
   answerLater?: boolean | undefined;
+  /** The browser's address and User-Agent, kept with the session for administrators to see. */
+  origin?: { ip: string; userAgent?: string | undefined } | undefined;
 }
 
 /** Spends what signs the user in (a login transaction, a login ticket); undefined when nothing is left to spend. */
@@ -54,7 +56,7 @@ export async function startSession(deps: SignInDeps, input: SignInInput & { user
     const user = typeof who === 'function' ? await who(repos) : who;
     if (!user) return undefined;
     await deps.sessions.end(input.earlierSession, repos);
-    const started = await deps.sessions.create({ ...user, clientId: input.client.clientId }, repos, lifetimes);
+    const started = await deps.sessions.create({ ...user, clientId: input.client.clientId, origin: input.origin }, repos, lifetimes);
     if (!input.authorization || input.answerLater) return started;
     return { ...started, issued: await issueCode(input.authorization, input.client, started.session.data, deps, repos) };
   });
