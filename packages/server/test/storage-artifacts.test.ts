@@ -107,6 +107,27 @@ describe.each(DIALECTS)('artifacts repository (%s)', (dialect) => {
     expect((await storage.artifacts.listLive(tenant, 'refresh_token', { subject: 'user-1' }, at(3))).map((a) => a.id)).toContain('f-keep');
   });
 
+  it('revokes a family in the named kinds only', async () => {
+    await storage.artifacts.insert(tenant, 'session', code('k-session', 'family-k'));
+    await storage.artifacts.insert(tenant, 'refresh_token', code('k-token', 'family-k'));
+    expect(await storage.artifacts.revokeFamily(tenant, 'family-k', at(2), ['session'])).toBe(1);
+    expect(await storage.artifacts.listLive(tenant, 'session', { family: 'family-k' }, at(3))).toEqual([]);
+    expect((await storage.artifacts.listLive(tenant, 'refresh_token', { family: 'family-k' }, at(3))).map((a) => a.id)).toEqual(['k-token']);
+  });
+
+  it('pages one subject\u2019s live artifacts of a kind, oldest first, with their count', async () => {
+    const row = (id: string, second: number) => ({ id, subject: 'user-paged', data: { id }, createdAt: at(second), expiresAt: at(100) });
+    for (const [id, second] of [['p-3', 3], ['p-1', 1], ['p-2b', 2], ['p-2a', 2]] as const) await storage.artifacts.insert(tenant, 'session', row(id, second));
+    await storage.artifacts.insert(tenant, 'session', { ...row('p-dead', 0), expiresAt: at(5) });
+    await storage.artifacts.insert(tenant, 'refresh_token', row('p-other-kind', 0));
+    await storage.artifacts.consume(tenant, 'session', 'p-3', at(4));
+    const first = await storage.artifacts.pageLive(tenant, 'session', 'user-paged', at(10), { offset: 0, limit: 2 });
+    expect(first.items.map((a) => a.id)).toEqual(['p-1', 'p-2a']);
+    expect(first.total).toBe(3);
+    const rest = await storage.artifacts.pageLive(tenant, 'session', 'user-paged', at(10), { offset: 2, limit: 2 });
+    expect(rest).toMatchObject({ items: [expect.objectContaining({ id: 'p-2b', data: { id: 'p-2b' } })], total: 3 });
+  });
+
   it('revokes the live artifacts of chosen kinds held by one subject', async () => {
     await storage.artifacts.insert(tenant, 'session', { id: 'sub-s', subject: 'user-9', data: {}, createdAt: at(0), expiresAt: at(100) });
     await storage.artifacts.insert(tenant, 'refresh_token', { id: 'sub-r', subject: 'user-9', data: {}, createdAt: at(0), expiresAt: at(100) });

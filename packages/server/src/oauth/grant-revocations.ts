@@ -1,4 +1,5 @@
 import { MAX_TOKEN_LIFETIME } from '../services/resource-servers.js';
+import type { Repositories } from '../storage/repositories/index.js';
 import type { Storage } from '../storage/storage.js';
 
 /**
@@ -14,12 +15,17 @@ export const GRANT_ID_CLAIM = 'grant_id';
  * The revocation is kept as long as the longest-lived access token the grant can have issued.
  */
 export async function revokeGrant(storage: Storage, tenantId: string, grantId: string, now: Date): Promise<void> {
+  await storage.transaction((repos) => revokeGrantsIn(repos, tenantId, [grantId], now));
+}
+
+/** Ends several grants as `revokeGrant` ends one, inside the caller's transaction (with what else it ends). */
+export async function revokeGrantsIn(repos: Pick<Repositories, 'artifacts' | 'grantRevocations'>, tenantId: string, grantIds: readonly string[], now: Date): Promise<void> {
   const at = now.toISOString();
   const until = new Date(now.getTime() + MAX_TOKEN_LIFETIME * 1000).toISOString();
-  await storage.transaction(async (repos) => {
+  for (const grantId of grantIds) {
     await repos.artifacts.revokeFamily(tenantId, grantId, at);
     await repos.grantRevocations.add(tenantId, grantId, at, until);
-  });
+  }
 }
 
 export interface GrantRevocationsDeps {

@@ -38,9 +38,10 @@ export interface TokenOrganization {
 
 /**
  * The stored row of a chain: the grant, the keyed hash of the one secret in force, and when it dies unused. The only
- * layout redeemed: migration 0004-refresh-token-chains rewrote or removed the rows of the layouts before it.
+ * layout redeemed: migration 0004-refresh-token-chains rewrote or removed the rows of the layouts before it. The
+ * Management API reads it too (user-access.ts), and shows neither the hash nor the chain id.
  */
-interface ChainData extends RefreshTokenData {
+export interface ChainData extends RefreshTokenData {
   secret: string;
   idle_expires_at: string;
 }

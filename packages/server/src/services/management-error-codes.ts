@@ -51,7 +51,7 @@ export const MANAGEMENT_ERRORS = {
   invalid_screen: { statuses: [400], when: '`The screen "<screen>" does not belong to the prompt "<prompt>".` (a rendering configuration, or a screen of custom texts)' },
   inexistent_resource: {
     statuses: [404],
-    when: 'the addressed resource does not exist (resource server, client grant, signing key, log stream: `The log stream does not exist.`, a job: `The job does not exist.`, a user grant: `The grant does not exist.`, an action: `That action does not exist.`, an action version or execution, an export not finished, or the audience of a new client grant)',
+    when: 'the addressed resource does not exist (resource server, client grant, signing key, log stream: `The log stream does not exist.`, a job: `The job does not exist.`, a user grant: `The grant does not exist.`, an action: `That action does not exist.`, an action version or execution, a session: `The session does not exist.`, a refresh token: `The refresh token does not exist.`, an export not finished, or the audience of a new client grant)',
   },
   inexistent_client: { statuses: [404], when: '`The client does not exist` (also when creating a client grant or a ticket for an unknown client)' },
   inexistent_log: { statuses: [404], when: '`The log event does not exist.` (`/logs/{id}`: none with that log_id, or it has passed its retention)' },

@@ -11,6 +11,9 @@ const RESOURCE_ACTIONS: Record<string, readonly string[]> = {
   connections: ['read', 'create', 'update', 'delete'],
   users: ['read', 'create', 'update', 'delete'],
   users_app_metadata: ['read', 'create', 'update', 'delete'],
+  // Users' login sessions (`/api/v2/sessions`, `/api/v2/users/{id}/sessions`) and refresh tokens.
+  sessions: ['read', 'delete'],
+  refresh_tokens: ['read', 'delete'],
   tenant_settings: ['read', 'update'],
   prompts: ['read', 'update'],
   branding: ['read', 'create', 'update', 'delete'],

@@ -18,6 +18,7 @@ import { attackProtectionRoutes } from './attack-protection.js';
 import { actionsRoutes } from './actions.js';
 import { brandingRoutes } from './branding.js';
 import { userBlocksRoutes } from './user-blocks.js';
+import { userSessionsRoutes } from './user-sessions.js';
 import { ticketsRoutes } from './tickets.js';
 import { verificationEmailJobRoutes } from './verification-email-job.js';
 import { usersRoutes } from './users.js';
@@ -46,6 +47,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       tenantSettingsRoutes,
       attackProtectionRoutes,
       userBlocksRoutes,
+      userSessionsRoutes,
       ticketsRoutes,
       verificationEmailJobRoutes,
       actionsRoutes,

@@ -110,11 +110,13 @@ export function pageWindow(query: { page?: number; per_page?: number; from?: str
  * checkpoint pagination `{<key>, next?}` (`next` only while more rows follow).
  */
 export function listResponse<T>(key: string, items: T[], window: ListWindow, total: number, includeTotals: boolean | undefined) {
-  if (window.checkpoint) {
-    const end = window.offset + items.length;
-    return end < total ? { [key]: items, next: encodeCursor(end) } : { [key]: items };
-  }
+  if (window.checkpoint) return checkpointResponse(key, items, window.offset + items.length, total);
   return includeTotals ? { [key]: items, start: window.offset, limit: window.limit, total } : items;
+}
+
+/** A checkpoint page `{<key>, next?}` whose rows were read up to `end` of `total`: `next` only while rows follow. */
+export function checkpointResponse<T>(key: string, items: T[], end: number, total: number) {
+  return end < total ? { [key]: items, next: encodeCursor(end) } : { [key]: items };
 }
 
 export function listResponseSchema(key: string, item: TSchema, options: { checkpoint?: boolean } = {}) {

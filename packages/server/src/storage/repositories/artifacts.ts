@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ArtifactsTable, Database } from '../schema.js';
 import { fromJson, toJson } from './json.js';
+import type { PageOf, PageWindow } from './page.js';
 import { reusableQuery } from './reusable-query.js';
 
 /** The kinds of short-lived protocol state (see migrations/0002-artifacts). */
@@ -166,6 +167,25 @@ export function artifactsRepository(db: Kysely<Database>) {
     },
 
     /**
+     * One window of a subject's live artifacts of a kind, oldest first (ties by id, so pages never overlap), and how
+     * many there are: the Management API pages a user's sessions and refresh tokens with it.
+     */
+    async pageLive<Data>(tenantId: string, kind: ArtifactKind, subject: string, now: string, window: PageWindow): Promise<PageOf<Artifact<Data>>> {
+      const live = db
+        .selectFrom('artifacts')
+        .where('tenant_id', '=', tenantId)
+        .where('kind', '=', kind)
+        .where('subject', '=', subject)
+        .where('expires_at', '>', now)
+        .where('consumed_at', 'is', null);
+      const [rows, total] = await Promise.all([
+        live.selectAll().orderBy('created_at').orderBy('id').offset(window.offset).limit(window.limit).execute(),
+        live.select(db.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { items: rows.map((row) => toArtifact<Data>(row)), total: Number(total.n) };
+    },
+
+    /**
      * Marks a live artifact consumed and returns it, in one conditional UPDATE: of two concurrent callers exactly
      * one gets it. Undefined when it is unknown, expired or already consumed.
      */
@@ -206,15 +226,19 @@ export function artifactsRepository(db: Kysely<Database>) {
       return Number(result.numDeletedRows) > 0;
     },
 
-    /** Ends every artifact of a family (all kinds): a replayed code or refresh token revokes its whole grant. */
-    async revokeFamily(tenantId: string, family: string, now: string): Promise<number> {
-      const result = await db
+    /**
+     * Ends every artifact of a family (all kinds, or only `kinds`): a replayed code or refresh token revokes its whole
+     * grant; an administrator ending a session by its id names the kind, so that no other family answers to that id.
+     */
+    async revokeFamily(tenantId: string, family: string, now: string, kinds?: readonly ArtifactKind[]): Promise<number> {
+      let update = db
         .updateTable('artifacts')
         .set({ consumed_at: now, expires_at: now })
         .where('tenant_id', '=', tenantId)
         .where('family', '=', family)
-        .where('expires_at', '>', now)
-        .executeTakeFirst();
+        .where('expires_at', '>', now);
+      if (kinds !== undefined) update = update.where('kind', 'in', [...kinds]);
+      const result = await update.executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
 
