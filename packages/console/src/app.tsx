@@ -20,10 +20,10 @@ export interface PageProps {
 }
 
 function Page({ path, ...props }: PageProps & { path: string }) {
-  const [, area, id] = /^\/admin\/([a-z-]+)?\/?([^/]+)?/.exec(path) ?? [];
+  const [, area, id, section] = /^\/admin\/([a-z-]+)?\/?([^/]+)?\/?([a-z-]+)?/.exec(path) ?? [];
   if (area === 'applications' && id) return <ApplicationDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'applications') return <Applications {...props} />;
-  if (area === 'users' && id) return <UserDetail {...props} id={decodeURIComponent(id)} />;
+  if (area === 'users' && id) return <UserDetail {...props} id={decodeURIComponent(id)} section={section ?? ''} />;
   if (area === 'users') return <Users {...props} />;
   return <GetStarted {...props} />;
 }

@@ -61,6 +61,31 @@ export function Pager(props: { page: number; perPage: number; total: number; lab
   );
 }
 
+/** Page controls for a list the server pages by checkpoint (`from`/`take`): forward by its `next`, back by the cursors seen. */
+export function CursorPager(props: { label: string; hasPrevious: boolean; next: string | undefined; onPrevious: () => void; onNext: (from: string) => void }) {
+  if (!props.hasPrevious && props.next === undefined) return null;
+  return (
+    <nav class="pager" aria-label={`${props.label} pages`}>
+      <button type="button" disabled={!props.hasPrevious} onClick={props.onPrevious}>
+        Previous
+      </button>
+      <button type="button" disabled={props.next === undefined} onClick={() => props.next !== undefined && props.onNext(props.next)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+/** What a change did, announced politely to screen readers. */
+export function StatusNote({ status }: { status: string }) {
+  return status ? <p role="status">{status}</p> : null;
+}
+
+/** A moment as the administrator's browser writes dates; an absent one as a dash. */
+export function when(iso: string | undefined): string {
+  return iso ? new Date(iso).toLocaleString() : '—';
+}
+
 export function lines(text: string): string[] {
   return text
     .split('\n')

@@ -172,7 +172,7 @@ describe('admin console in Chromium', () => {
       await page.getByRole('button', { name: 'Search' }).click();
       await page.getByRole('link', { name: 'member-137@example.com' }).click();
       await page.getByRole('heading', { name: 'member-137@example.com' }).waitFor();
-      expect(await page.getByLabel('user_metadata as JSON').textContent()).toContain('"team": "blue"');
+      expect(await page.getByLabel('user_metadata', { exact: true }).inputValue()).toContain('"team": "blue"');
       await page.getByRole('button', { name: 'Block' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Block' }).click();
       await page.getByRole('status').filter({ hasText: 'blocked' }).waitFor();

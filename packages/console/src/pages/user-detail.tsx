@@ -1,43 +1,49 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { FunctionComponent } from 'preact';
 import type { PageProps } from '../app.js';
-import { ConfirmDialog, ErrorNote } from '../components.js';
-import { navigate } from '../router.js';
+import { ErrorNote } from '../components.js';
 import type { User } from '../types.js';
+import { UserDetails } from './user/details.js';
+import { UserIdentities } from './user/identities.js';
+import { UserRoles } from './user/roles.js';
+import { UserOrganizations } from './user/organizations.js';
+import { UserMfa } from './user/mfa.js';
+import { UserSessions } from './user/sessions.js';
+import { UserLogs } from './user/logs.js';
 
-const PROFILE_FIELDS = ['user_id', 'email', 'email_verified', 'name', 'nickname', 'created_at', 'last_login', 'logins_count'] as const;
+/** What every section of a user's page gets: the user as loaded, where the API has them, and how to replace them. */
+export interface UserSectionProps extends PageProps {
+  user: User;
+  /** `/users/{id}`, encoded, for the Management API. */
+  userPath: string;
+  onUser: (user: User) => void;
+}
 
-export function UserDetail({ api, id }: PageProps & { id: string }) {
+/** The sections of a user's page, each at its own address below the user's (`/admin/users/{id}/roles`). */
+const SECTIONS: { path: string; label: string; Section: FunctionComponent<UserSectionProps> }[] = [
+  { path: '', label: 'Details', Section: UserDetails },
+  { path: 'identities', label: 'Identities', Section: UserIdentities },
+  { path: 'roles', label: 'Roles and permissions', Section: UserRoles },
+  { path: 'organizations', label: 'Organizations', Section: UserOrganizations },
+  { path: 'mfa', label: 'Multi-factor', Section: UserMfa },
+  { path: 'sessions', label: 'Sessions', Section: UserSessions },
+  { path: 'logs', label: 'Logs', Section: UserLogs },
+];
+
+export function UserDetail(props: PageProps & { id: string; section: string }) {
+  const { api, id, section } = props;
   const [user, setUser] = useState<User | undefined>();
   const [error, setError] = useState<unknown>();
-  const [confirming, setConfirming] = useState<'delete' | 'block' | undefined>();
-  const [status, setStatus] = useState('');
-  const path = `/users/${encodeURIComponent(id)}`;
+  const userPath = `/users/${encodeURIComponent(id)}`;
+  const base = `/admin/users/${encodeURIComponent(id)}`;
 
   useEffect(() => {
-    api<User>('GET', path).then(setUser, setError);
-  }, [api, path]);
-
-  async function setBlocked(blocked: boolean) {
-    setConfirming(undefined);
+    setUser(undefined);
     setError(undefined);
-    try {
-      setUser(await api<User>('PATCH', path, { blocked }));
-      setStatus(blocked ? 'The user is blocked: they cannot sign in.' : 'The user is unblocked.');
-    } catch (caught) {
-      setError(caught);
-    }
-  }
+    api<User>('GET', userPath).then(setUser, setError);
+  }, [api, userPath]);
 
-  async function remove() {
-    setConfirming(undefined);
-    try {
-      await api('DELETE', path);
-      navigate('/admin/users');
-    } catch (caught) {
-      setError(caught);
-    }
-  }
-
+  const current = SECTIONS.find((entry) => entry.path === section) ?? SECTIONS[0];
   const label = user?.email ?? user?.name ?? id;
   return (
     <section>
@@ -48,64 +54,19 @@ export function UserDetail({ api, id }: PageProps & { id: string }) {
         {label}
         {user?.blocked ? <span class="badge">Blocked</span> : null}
       </h1>
+      <nav class="tabs" aria-label="User sections">
+        <ul>
+          {SECTIONS.map((entry) => (
+            <li key={entry.path}>
+              <a href={entry.path ? `${base}/${entry.path}` : base} aria-current={entry === current ? 'page' : undefined}>
+                {entry.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
       <ErrorNote error={error} />
-      {status ? <p role="status">{status}</p> : null}
-      {user ? (
-        <>
-          <div class="actions">
-            {user.blocked ? (
-              <button type="button" onClick={() => void setBlocked(false)}>
-                Unblock
-              </button>
-            ) : (
-              <button type="button" onClick={() => setConfirming('block')}>
-                Block
-              </button>
-            )}
-            <button type="button" class="danger" onClick={() => setConfirming('delete')}>
-              Delete user
-            </button>
-          </div>
-          <div class="card">
-            <h2>Profile</h2>
-            <dl>
-              {PROFILE_FIELDS.filter((field) => user[field] !== undefined).map((field) => (
-                <div key={field} class="field">
-                  <dt>{field}</dt>
-                  <dd>{String(user[field])}</dd>
-                </div>
-              ))}
-              <div class="field">
-                <dt>connection</dt>
-                <dd>{user.identities?.map((identity) => identity.connection).join(', ')}</dd>
-              </div>
-            </dl>
-          </div>
-          <div class="card">
-            <h2>Metadata</h2>
-            <h3>user_metadata</h3>
-            <pre tabIndex={0} aria-label="user_metadata as JSON">{JSON.stringify(user.user_metadata ?? {}, null, 2)}</pre>
-            <h3>app_metadata</h3>
-            <pre tabIndex={0} aria-label="app_metadata as JSON">{JSON.stringify(user.app_metadata ?? {}, null, 2)}</pre>
-          </div>
-          <details class="card">
-            <summary>Raw JSON</summary>
-            <pre tabIndex={0}>{JSON.stringify(user, null, 2)}</pre>
-          </details>
-          {confirming === 'block' ? (
-            <ConfirmDialog title={`Block ${label}?`} confirmLabel="Block" onConfirm={() => void setBlocked(true)} onCancel={() => setConfirming(undefined)}>
-              <p>They cannot sign in until they are unblocked.</p>
-            </ConfirmDialog>
-          ) : null}
-          {confirming === 'delete' ? (
-            <ConfirmDialog title={`Delete ${label}?`} confirmLabel="Delete" onConfirm={() => void remove()} onCancel={() => setConfirming(undefined)}>
-              <p>The account and its metadata are removed for good.</p>
-            </ConfirmDialog>
-          ) : null}
-        </>
-      ) : !error ? (
-        <p aria-busy="true">Loading…</p>
-      ) : null}
+      {user && current ? <current.Section {...props} user={user} userPath={userPath} onUser={setUser} /> : !error ? <p aria-busy="true">Loading…</p> : null}
     </section>
   );
 }
