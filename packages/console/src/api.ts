@@ -14,15 +14,19 @@ export class ApiError extends Error {
 
 export type Api = <T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<T>;
 
-/** Calls the public Management API with the administrator's token: the console has no private endpoint. */
+/**
+ * Calls the public Management API with the administrator's token: the console has no private endpoint. A body is sent
+ * as JSON, or as multipart/form-data when it is a FormData (a users import).
+ */
 export function managementApi(settings: ConsoleSettings, session: Session, onExpired: () => void): Api {
   return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const form = body instanceof FormData;
     let response: Response;
     try {
       response = await fetch(`${settings.issuer}/api/v2${path}`, {
         method,
-        headers: { authorization: `Bearer ${session.accessToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        headers: { authorization: `Bearer ${session.accessToken}`, ...(body === undefined || form ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
       });
     } catch {
       throw new ApiError(0, 'The server could not be reached. Check that Latchkey is running, then try again.', undefined);

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import type { PageProps } from '../app.js';
 import { ErrorNote, Pager } from '../components.js';
 import type { ListPage, User } from '../types.js';
+import { CreateUser } from './user-create.js';
+import { ExportUsers, ImportUsers } from './user-jobs.js';
 
 const PER_PAGE = 25;
 
@@ -13,12 +15,18 @@ function userQuery(text: string): string {
   return `email:${word}* OR name:${word}* OR nickname:${word}*`;
 }
 
-export function Users({ api }: PageProps) {
+type Panel = 'create' | 'import' | 'export';
+
+export function Users(props: PageProps) {
+  const { api } = props;
+  const [panel, setPanel] = useState<Panel | undefined>();
   const [text, setText] = useState('');
   const [query, setQuery] = useState('');
   const [page, setPage] = useState(0);
   const [list, setList] = useState<ListPage<'users', User> | undefined>();
   const [error, setError] = useState<unknown>();
+  // Bumped when an import finishes, so that the list shows the users it added.
+  const [version, setVersion] = useState(0);
 
   useEffect(() => {
     setError(undefined);
@@ -32,7 +40,7 @@ export function Users({ api }: PageProps) {
       setList(undefined);
       setError(caught);
     });
-  }, [api, query, page]);
+  }, [api, query, page, version]);
 
   function submit(event: Event) {
     event.preventDefault();
@@ -42,7 +50,23 @@ export function Users({ api }: PageProps) {
 
   return (
     <section>
-      <h1 tabIndex={-1}>Users</h1>
+      <div class="title-row">
+        <h1 tabIndex={-1}>Users</h1>
+        <div class="actions">
+          <button type="button" class="primary" aria-expanded={panel === 'create'} onClick={() => setPanel(panel === 'create' ? undefined : 'create')}>
+            Create user
+          </button>
+          <button type="button" aria-expanded={panel === 'import'} onClick={() => setPanel(panel === 'import' ? undefined : 'import')}>
+            Import users
+          </button>
+          <button type="button" aria-expanded={panel === 'export'} onClick={() => setPanel(panel === 'export' ? undefined : 'export')}>
+            Export users
+          </button>
+        </div>
+      </div>
+      {panel === 'create' ? <CreateUser {...props} onCancel={() => setPanel(undefined)} /> : null}
+      {panel === 'import' ? <ImportUsers {...props} onClose={() => setPanel(undefined)} onImported={() => setVersion((value) => value + 1)} /> : null}
+      {panel === 'export' ? <ExportUsers {...props} onClose={() => setPanel(undefined)} /> : null}
       <form role="search" class="search" onSubmit={submit}>
         <label for="user-search">Search users</label>
         <div class="row">
