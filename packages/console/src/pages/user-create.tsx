@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { PageProps } from '../app.js';
 import { ErrorNote } from '../components.js';
 import { useAction, useLoaded } from '../hooks.js';
@@ -8,22 +8,24 @@ import type { Connection, ListPage, User } from '../types.js';
 const CHOICES = 50;
 
 /**
- * The tenant's database connections (the first 50) as a select; `onChange` gets the chosen one. With `anyLabel` the
- * first option chooses none (every connection).
+ * The tenant's database connections (the first 50) as a select; `onChange` gets the chosen one. The first option
+ * chooses none: `anyLabel` (every connection), or else a prompt to choose, which the form then insists on. Nothing is
+ * chosen for the administrator, so a choice they made is never replaced.
  */
 export function DatabaseConnectionSelect(props: PageProps & { id: string; label: string; value: Connection | undefined; onChange: (connection: Connection | undefined) => void; anyLabel?: string }) {
   const { api, onChange, anyLabel } = props;
   const list = useLoaded(() => api<ListPage<'connections', Connection>>('GET', `/connections?strategy=auth0&include_totals=true&per_page=${CHOICES}&fields=id,name,strategy`), [api]);
   const connections = list.data?.connections ?? [];
-  // Without an "any" choice the first connection is chosen at once, as the select shows it.
-  useEffect(() => {
-    if (anyLabel === undefined && connections[0] && !props.value) onChange(connections[0]);
-  }, [list.data]);
   return (
     <>
       <label for={props.id}>{props.label}</label>
-      <select id={props.id} value={props.value?.id ?? ''} onChange={(event) => onChange(connections.find((connection) => connection.id === event.currentTarget.value))}>
-        {anyLabel !== undefined ? <option value="">{anyLabel}</option> : null}
+      <select
+        id={props.id}
+        required={anyLabel === undefined}
+        value={props.value?.id ?? ''}
+        onChange={(event) => onChange(connections.find((connection) => connection.id === event.currentTarget.value))}
+      >
+        <option value="">{anyLabel ?? 'Choose a connection'}</option>
         {connections.map((connection) => (
           <option key={connection.id} value={connection.id}>
             {connection.name}
