@@ -5,6 +5,7 @@ import { organizationsService } from '../../services/organizations.js';
 import { deleteHandler, listHandler } from './resource-handlers.js';
 import { CheckpointQuery, ERROR_RESPONSES, IdParams, listResponseSchema, NO_CONTENT_RESPONSES, nullable, PaginationQuery } from './schemas.js';
 import { organizationInvitationRoutes } from './organization-invitations.js';
+import { named } from '../plugin-name.js';
 
 const color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'A colour, #RRGGBB.' });
 const Branding = Type.Object(
@@ -195,6 +196,6 @@ export function organizationsRoutes(registry: Registry): FastifyPluginAsyncTypeb
       async (request) => listHandler('organizations', (window) => organizations.ofUser(request.params.id, window))(request),
     );
 
-    await app.register(organizationInvitationRoutes(registry));
+    await app.register(named(organizationInvitationRoutes(registry)));
   };
 }
