@@ -50,3 +50,17 @@ export const GRANT_TYPES: { value: string; label: string }[] = [
   { value: 'http://auth0.com/oauth/grant-type/passwordless/otp', label: 'Passwordless one-time code' },
   { value: 'http://auth0.com/oauth/grant-type/mfa-otp', label: 'MFA one-time password' },
 ];
+
+/** A connection as the Management API answers it; `options` hold each strategy's own settings. */
+export type Strategy = 'auth0' | 'email' | 'sms' | 'samlp' | 'oidc' | 'oauth2';
+
+export interface Connection {
+  id: string;
+  name: string;
+  strategy: Strategy;
+  display_name?: string;
+  enabled_clients: string[];
+  options: Record<string, unknown>;
+  show_as_button: boolean;
+  is_domain_connection: boolean;
+}
