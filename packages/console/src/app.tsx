@@ -8,12 +8,16 @@ import { ApplicationDetail } from './pages/application-detail.js';
 import { Users } from './pages/users.js';
 import { UserDetail } from './pages/user-detail.js';
 import { Authentication } from './pages/connections/connections.js';
+import { Security } from './pages/security/index.js';
+import { Monitoring } from './pages/monitoring/index.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
   { path: '/admin/applications', label: 'Applications' },
   { path: '/admin/users', label: 'Users' },
   { path: '/admin/authentication', label: 'Authentication' },
+  { path: '/admin/security', label: 'Security' },
+  { path: '/admin/monitoring', label: 'Monitoring' },
 ] as const;
 
 export interface PageProps {
@@ -28,6 +32,8 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   if (area === 'users' && id) return <UserDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'users') return <Users {...props} />;
   if (area === 'authentication') return <Authentication {...props} path={path} />;
+  if (area === 'security') return <Security {...props} path={path} />;
+  if (area === 'monitoring') return <Monitoring {...props} path={path} />;
   return <GetStarted {...props} />;
 }
 
