@@ -7,11 +7,14 @@ import { Applications } from './pages/applications.js';
 import { ApplicationDetail } from './pages/application-detail.js';
 import { Users } from './pages/users.js';
 import { UserDetail } from './pages/user-detail.js';
+import { BrandingArea, SettingsArea } from './pages/sections.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
   { path: '/admin/applications', label: 'Applications' },
   { path: '/admin/users', label: 'Users' },
+  { path: '/admin/branding', label: 'Branding' },
+  { path: '/admin/settings', label: 'Settings' },
 ] as const;
 
 export interface PageProps {
@@ -25,6 +28,8 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   if (area === 'applications') return <Applications {...props} />;
   if (area === 'users' && id) return <UserDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'users') return <Users {...props} />;
+  if (area === 'branding') return <BrandingArea {...props} path={path} />;
+  if (area === 'settings') return <SettingsArea {...props} path={path} />;
   return <GetStarted {...props} />;
 }
 

@@ -67,3 +67,20 @@ export function lines(text: string): string[] {
     .map((line) => line.trim())
     .filter(Boolean);
 }
+
+/** The pages of one area, as a second row of links under its heading (`aria-current` marks the page shown). */
+export function SectionNav(props: { label: string; current: string; links: { href: string; label: string }[] }) {
+  return (
+    <nav class="sections" aria-label={props.label}>
+      <ul>
+        {props.links.map((link) => (
+          <li key={link.href}>
+            <a href={link.href} aria-current={link.href === props.current ? 'page' : undefined}>
+              {link.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
