@@ -23,16 +23,21 @@ const draftOf = (branding: Branding): Draft => ({
 /** An empty field removes the setting (`null`), so the hosted pages fall back to their own. */
 const orNull = (value: string) => value.trim() || null;
 
-/** `#rgb` as the colour picker needs it (`#rrggbb`); the picker shows black while no colour is set. */
-const pickerValue = (hex: string) => (/^#[0-9a-f]{3}$/i.test(hex) ? `#${[...hex.slice(1)].map((digit) => digit + digit).join('')}` : /^#[0-9a-f]{6}$/i.test(hex) ? hex : '#000000');
+/** `#rgb` as the colour picker needs it (`#rrggbb`); while no colour is set, the pages' own colour. */
+const pickerValue = (hex: string, fallback: string) =>
+  /^#[0-9a-f]{3}$/i.test(hex) ? `#${[...hex.slice(1)].map((digit) => digit + digit).join('')}` : /^#[0-9a-f]{6}$/i.test(hex) ? hex : fallback;
 
-function ColourField(props: { id: string; label: string; hint: string; value: string; onInput: (value: string) => void }) {
+/** The hosted pages' own colours, shown until the tenant sets its own. */
+const DEFAULT_PRIMARY = '#1d4ed8';
+const DEFAULT_BACKGROUND = '#f3f4f6';
+
+function ColourField(props: { id: string; label: string; hint: string; fallback: string; value: string; onInput: (value: string) => void }) {
   return (
     <>
       <label for={props.id}>{props.label}</label>
       <div class="field-row">
-        <input id={props.id} value={props.value} placeholder="#1d4ed8" aria-describedby={`${props.id}-hint`} onInput={(event) => props.onInput(event.currentTarget.value)} />
-        <input type="color" aria-label={`${props.label}: colour picker`} value={pickerValue(props.value)} onInput={(event) => props.onInput(event.currentTarget.value)} />
+        <input id={props.id} value={props.value} placeholder={props.fallback} aria-describedby={`${props.id}-hint`} onInput={(event) => props.onInput(event.currentTarget.value)} />
+        <input type="color" aria-label={`${props.label}: colour picker`} value={pickerValue(props.value, props.fallback)} onInput={(event) => props.onInput(event.currentTarget.value)} />
       </div>
       <small id={`${props.id}-hint`}>{props.hint}</small>
     </>
@@ -87,11 +92,17 @@ export function BrandingPage(props: PageProps) {
       {draft ? (
         <form class="card" onSubmit={save} aria-labelledby="branding-title">
           <h2 id="branding-title">Branding</h2>
-          <ColourField id="primary" label="Primary colour" hint="The buttons and links of the pages (#rgb or #rrggbb); empty for Latchkey's blue." value={draft.primary} onInput={(primary) => set({ primary })} />
+          <ColourField
+            id="primary"
+            label="Primary colour"
+            hint="The buttons and links of the pages (#rgb or #rrggbb); empty for Latchkey's blue."
+            fallback={DEFAULT_PRIMARY}
+            value={draft.primary} onInput={(primary) => set({ primary })} />
           <ColourField
             id="page-background"
             label="Page background colour"
             hint="Behind the page's box, in light and dark mode alike; empty for the default grey."
+            fallback={DEFAULT_BACKGROUND}
             value={draft.pageBackground}
             onInput={(pageBackground) => set({ pageBackground })}
           />

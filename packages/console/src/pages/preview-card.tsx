@@ -53,7 +53,11 @@ export function PreviewCard({ api, settings, language }: PageProps & { language?
         here.
       </p>
       <ErrorNote error={error} />
-      {list ? (
+      {list && list.total === 0 ? (
+        <p>
+          No application users sign in to yet: <a href="/admin/applications">create one</a> to preview its pages.
+        </p>
+      ) : list ? (
         <>
           <label for="preview-application">Application</label>
           <select id="preview-application" value={clientId} onChange={(event) => setClientId((picked = event.currentTarget.value))}>

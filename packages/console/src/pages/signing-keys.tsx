@@ -76,9 +76,6 @@ export function SigningKeys({ api, settings }: PageProps) {
                 <th scope="col">Key ID</th>
                 <th scope="col">Status</th>
                 <th scope="col">Period</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
               </tr>
             </thead>
             <tbody>
@@ -87,15 +84,16 @@ export function SigningKeys({ api, settings }: PageProps) {
                   <td>
                     <code>{key.kid}</code>
                   </td>
-                  <td>{statusOf(key)}</td>
-                  <td>{period(key)}</td>
                   <td>
+                    {statusOf(key)}
+                    {/* Beside the status, which narrow screens keep showing. */}
                     {key.previous && !key.revoked ? (
-                      <button type="button" class="danger" onClick={() => setAsking({ action: 'revoke', key })}>
-                        Revoke {key.kid}
+                      <button type="button" class="danger block" aria-label={`Revoke ${key.kid}`} onClick={() => setAsking({ action: 'revoke', key })}>
+                        Revoke
                       </button>
                     ) : null}
                   </td>
+                  <td>{period(key)}</td>
                 </tr>
               ))}
             </tbody>

@@ -166,15 +166,15 @@ export function TenantSettingsPage({ api }: PageProps) {
         <small id="default-locale-hint">Pages are shown in the language the application asks for when it is enabled, else in this one.</small>
       </div>
       {Object.keys(draft.flags).length > 0 ? (
-        <fieldset class="card">
-          <legend>Features</legend>
+        <div class="card">
+          <h2>Features</h2>
           {Object.entries(draft.flags).map(([flag, on]) => (
             <label key={flag} class="check">
               <input type="checkbox" checked={on} onChange={(event) => set({ flags: { ...draft.flags, [flag]: event.currentTarget.checked } })} />
               {KNOWN_FLAGS[flag] ?? flag}
             </label>
           ))}
-        </fieldset>
+        </div>
       ) : null}
       <ErrorNote error={error} />
       <div class="actions">
