@@ -143,12 +143,21 @@ describe('console Branding and Settings in Chromium', () => {
       await expectAccessible(page);
       await screenshot(page, 'branding-rendering-screen');
 
+      // Thirty more configurations: the list pages on the server, and its filters apply within each page, as the API's do.
+      const others = Object.entries(PROMPT_SCREENS)
+        .flatMap(([prompt, screens]) => screens.map((screen) => ({ prompt, screen, rendering_mode: 'standard' })))
+        .filter((config) => config.prompt !== 'login')
+        .slice(0, 30);
+      expect((await api('PATCH', '/prompts/rendering', { configs: others })).status).toBe(200);
       await page.getByRole('link', { name: '← Rendering' }).click();
-      await page.getByRole('link', { name: 'login / login' }).waitFor();
+      await page.getByText('Page 1 of 2 (31 configurations)').waitFor();
       expect(await page.getByRole('row', { name: /login \/ login/ }).textContent()).toContain('Only 1 listed');
-      await page.getByLabel('Rendering mode').selectOption('standard');
-      await page.getByText('No configured screen on this page.').waitFor();
       await page.getByLabel('Rendering mode').selectOption('advanced');
+      await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByText('Page 2 of 2 (31 configurations)').waitFor();
+      await page.getByText('No configured screen on this page.').waitFor();
+      await page.getByRole('button', { name: 'Previous' }).click();
       await page.getByRole('link', { name: 'login / login' }).waitFor();
       await expectAccessible(page);
       await screenshot(page, 'branding-rendering');
