@@ -20,7 +20,8 @@ export function previewUrl(settings: ConsoleSettings, target: PreviewTarget): st
     redirect_uri: target.redirectUri,
     scope: 'openid profile email',
     prompt: 'login',
-    state: crypto.randomUUID(),
+    // Any value: the page is only looked at; getRandomValues works outside secure contexts too.
+    state: [...crypto.getRandomValues(new Uint8Array(16))].map((byte) => byte.toString(16).padStart(2, '0')).join(''),
     ...(target.screenHint === 'signup' ? { screen_hint: 'signup' } : {}),
     ...(target.language ? { ui_locales: target.language } : {}),
   });
@@ -38,7 +39,8 @@ export function openPreview(settings: ConsoleSettings, target: PreviewTarget): b
   const url = previewUrl(settings, target);
   if (opened && !opened.window.closed) {
     opened = { ...opened, settings, target };
-    opened.window.location.assign(url);
+    // replace(): the one navigation a window may be given once it shows another origin (the application's callback).
+    opened.window.location.replace(url);
     opened.window.focus();
     return true;
   }
@@ -52,6 +54,6 @@ export function openPreview(settings: ConsoleSettings, target: PreviewTarget): b
 /** After a save: the open preview loads the page again (a fresh request), so it shows what was just saved. */
 export function refreshPreview(): boolean {
   if (!opened || opened.window.closed) return false;
-  opened.window.location.assign(previewUrl(opened.settings, opened.target));
+  opened.window.location.replace(previewUrl(opened.settings, opened.target));
   return true;
 }

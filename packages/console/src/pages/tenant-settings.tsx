@@ -114,6 +114,10 @@ export function TenantSettingsPage({ api }: PageProps) {
   };
   const toggleLocale = (tag: string, on: boolean) => set({ enabled_locales: on ? [...draft.enabled_locales, tag] : draft.enabled_locales.filter((locale) => locale !== tag) });
   const defaultLocale = draft.enabled_locales[0] ?? '';
+  // Languages the tenant holds that Latchkey ships no texts for: shown, so that they can be taken off.
+  const others = (loaded?.enabled_locales ?? [])
+    .filter((tag) => !HOSTED_LOCALES.some((locale) => locale.tag === tag))
+    .map((tag) => ({ tag, label: `${tag} (Latchkey ships no texts in it: its pages fall back to another language)` }));
   return (
     <form onSubmit={save} aria-labelledby="tenant-title">
       <h1 tabIndex={-1} id="tenant-title">
@@ -145,10 +149,10 @@ export function TenantSettingsPage({ api }: PageProps) {
         <h2>Languages</h2>
         <fieldset>
           <legend>Languages of the hosted pages</legend>
-          {HOSTED_LOCALES.map((locale) => (
+          {[...HOSTED_LOCALES.map((locale) => ({ tag: locale.tag, label: `${locale.name} (${locale.tag})` })), ...others].map((locale) => (
             <label key={locale.tag} class="check">
               <input type="checkbox" checked={draft.enabled_locales.includes(locale.tag)} onChange={(event) => toggleLocale(locale.tag, event.currentTarget.checked)} />
-              {locale.name} ({locale.tag})
+              {locale.label}
             </label>
           ))}
         </fieldset>
