@@ -7,7 +7,8 @@ export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
   const hint =
-    error instanceof ApiError && error.status === 403
+    // A 403 for another reason (a feature the tenant has off) says so in its message; only a scope refusal is the role's.
+    error instanceof ApiError && error.status === 403 && (error.errorCode ?? 'insufficient_scope') === 'insufficient_scope'
       ? ' Your role does not allow this.'
       : error instanceof ApiError && error.status === 429
         ? ' Too many requests: wait a moment and try again.'

@@ -208,6 +208,16 @@ describe('console Branding and Settings in Chromium', () => {
       await expectAccessible(page);
       await screenshot(page, 'settings');
 
+      // A flag the server reads: with advanced customizations off, the rendering pages carry the API's refusal.
+      await page.getByLabel(/^Advanced customizations/).uncheck();
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+      await page.getByRole('link', { name: 'Branding' }).click();
+      await page.getByRole('link', { name: 'Rendering' }).click();
+      expect(await page.getByRole('alert').textContent()).toBe('This tenant does not have Advanced Customizations enabled. (feature_disabled)');
+      expect((await api('PATCH', '/tenants/settings', { flags: { enable_advanced_customizations: true } })).status).toBe(200);
+      await page.getByRole('link', { name: 'Settings' }).click();
+
       const hosted = await context.newPage();
       const query = new URLSearchParams({ client_id: storefront, redirect_uri: CALLBACK, response_type: 'code', prompt: 'login', ui_locales: 'fr' });
       await hosted.goto(`${server.url}/authorize?${query.toString()}`);
