@@ -10,6 +10,7 @@ import { UserDetail } from './pages/user-detail.js';
 import { Authentication } from './pages/connections/connections.js';
 import { Security } from './pages/security/index.js';
 import { Monitoring } from './pages/monitoring/index.js';
+import { BrandingArea, SettingsArea } from './pages/sections.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
@@ -18,6 +19,8 @@ const AREAS = [
   { path: '/admin/authentication', label: 'Authentication' },
   { path: '/admin/security', label: 'Security' },
   { path: '/admin/monitoring', label: 'Monitoring' },
+  { path: '/admin/branding', label: 'Branding' },
+  { path: '/admin/settings', label: 'Settings' },
 ] as const;
 
 export interface PageProps {
@@ -34,6 +37,8 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   if (area === 'authentication') return <Authentication {...props} path={path} />;
   if (area === 'security') return <Security {...props} path={path} />;
   if (area === 'monitoring') return <Monitoring {...props} path={path} />;
+  if (area === 'branding') return <BrandingArea {...props} path={path} />;
+  if (area === 'settings') return <SettingsArea {...props} path={path} />;
   return <GetStarted {...props} />;
 }
 

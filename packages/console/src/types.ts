@@ -64,3 +64,68 @@ export interface Connection {
   show_as_button: boolean;
   is_domain_connection: boolean;
 }
+
+/** `GET /api/v2/branding` (only the fields set). */
+export interface Branding {
+  colors?: { primary?: string; page_background?: string };
+  favicon_url?: string;
+  logo_url?: string;
+  font?: { url?: string };
+}
+
+/** A filter element of a rendering configuration: an entity by id, or by one metadata pair. */
+export type FilterElement = { id: string } | { metadata: Record<string, string> };
+
+export interface RenderingFilters {
+  match_type?: 'includes_any' | 'excludes_any';
+  clients?: FilterElement[];
+  organizations?: FilterElement[];
+  domains?: FilterElement[];
+}
+
+export interface HeadTag {
+  tag?: string;
+  attributes?: Record<string, string | number | boolean>;
+  content?: string;
+}
+
+/** One screen's render settings (`/api/v2/prompts/{prompt}/screen/{screen}/rendering`). */
+export interface RenderingConfig {
+  prompt: string;
+  screen: string;
+  rendering_mode?: 'advanced' | 'standard';
+  context_configuration?: string[] | null;
+  default_head_tags_disabled?: boolean | null;
+  use_page_template?: boolean | null;
+  head_tags?: HeadTag[] | null;
+  filters?: RenderingFilters | null;
+}
+
+/** `GET /api/v2/tenants/settings`, as far as the console edits it. */
+export interface TenantSettings {
+  friendly_name?: string;
+  picture_url?: string;
+  support_email?: string;
+  support_url?: string;
+  session_lifetime?: number;
+  idle_session_lifetime?: number;
+  default_audience?: string;
+  default_directory?: string;
+  enabled_locales?: string[];
+  allowed_logout_urls?: string[];
+  flags?: Record<string, boolean>;
+  [field: string]: unknown;
+}
+
+/** `GET /api/v2/keys/signing`. */
+export interface SigningKey {
+  kid: string;
+  thumbprint: string;
+  current: boolean;
+  next: boolean;
+  previous: boolean;
+  revoked: boolean;
+  current_since?: string;
+  current_until?: string;
+  revoked_at?: string;
+}
