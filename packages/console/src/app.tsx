@@ -7,16 +7,21 @@ import { Applications } from './pages/applications.js';
 import { ApplicationDetail } from './pages/application-detail.js';
 import { Users } from './pages/users.js';
 import { UserDetail } from './pages/user-detail.js';
+import { Roles } from './pages/roles.js';
+import { RoleDetail } from './pages/role-detail.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
   { path: '/admin/applications', label: 'Applications' },
   { path: '/admin/users', label: 'Users' },
+  { path: '/admin/roles', label: 'Roles' },
 ] as const;
 
 export interface PageProps {
   api: Api;
   settings: ConsoleSettings;
+  /** Who is signed in: the pages warn before an administrator takes the console away from themselves. */
+  session: Session;
 }
 
 function Page({ path, ...props }: PageProps & { path: string }) {
@@ -25,10 +30,12 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   if (area === 'applications') return <Applications {...props} />;
   if (area === 'users' && id) return <UserDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'users') return <Users {...props} />;
+  if (area === 'roles' && id) return <RoleDetail {...props} id={decodeURIComponent(id)} />;
+  if (area === 'roles') return <Roles {...props} />;
   return <GetStarted {...props} />;
 }
 
-export function App(props: PageProps & { session: Session; onSignOut: () => void }) {
+export function App(props: PageProps & { onSignOut: () => void }) {
   const path = usePath();
   const current = AREAS.find((area) => (area.path === '/admin/' ? path === '/admin/' : path.startsWith(area.path)));
   return (
@@ -57,7 +64,7 @@ export function App(props: PageProps & { session: Session; onSignOut: () => void
         </div>
       </header>
       <main id="main">
-        <Page path={path} api={props.api} settings={props.settings} />
+        <Page path={path} api={props.api} settings={props.settings} session={props.session} />
       </main>
     </div>
   );
