@@ -9,12 +9,15 @@ import { Users } from './pages/users.js';
 import { UserDetail } from './pages/user-detail.js';
 import { Roles } from './pages/roles.js';
 import { RoleDetail } from './pages/role-detail.js';
+import { Organizations } from './pages/organizations.js';
+import { OrganizationDetail } from './pages/organization-detail.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
   { path: '/admin/applications', label: 'Applications' },
   { path: '/admin/users', label: 'Users' },
   { path: '/admin/roles', label: 'Roles' },
+  { path: '/admin/organizations', label: 'Organizations' },
 ] as const;
 
 export interface PageProps {
@@ -32,6 +35,8 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   if (area === 'users') return <Users {...props} />;
   if (area === 'roles' && id) return <RoleDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'roles') return <Roles {...props} />;
+  if (area === 'organizations' && id) return <OrganizationDetail {...props} id={decodeURIComponent(id)} />;
+  if (area === 'organizations') return <Organizations {...props} />;
   return <GetStarted {...props} />;
 }
 
