@@ -27,15 +27,16 @@ export interface PageProps {
   session: Session;
 }
 
+// A detail page is keyed by its id: going from one role or organization to another starts its lists afresh.
 function Page({ path, ...props }: PageProps & { path: string }) {
   const [, area, id] = /^\/admin\/([a-z-]+)?\/?([^/]+)?/.exec(path) ?? [];
   if (area === 'applications' && id) return <ApplicationDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'applications') return <Applications {...props} />;
   if (area === 'users' && id) return <UserDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'users') return <Users {...props} />;
-  if (area === 'roles' && id) return <RoleDetail {...props} id={decodeURIComponent(id)} />;
+  if (area === 'roles' && id) return <RoleDetail key={id} {...props} id={decodeURIComponent(id)} />;
   if (area === 'roles') return <Roles {...props} />;
-  if (area === 'organizations' && id) return <OrganizationDetail {...props} id={decodeURIComponent(id)} />;
+  if (area === 'organizations' && id) return <OrganizationDetail key={id} {...props} id={decodeURIComponent(id)} />;
   if (area === 'organizations') return <Organizations {...props} />;
   return <GetStarted {...props} />;
 }
