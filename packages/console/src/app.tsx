@@ -11,6 +11,10 @@ import { Authentication } from './pages/connections/connections.js';
 import { Security } from './pages/security/index.js';
 import { Monitoring } from './pages/monitoring/index.js';
 import { BrandingArea, SettingsArea } from './pages/sections.js';
+import { Roles } from './pages/roles.js';
+import { RoleDetail } from './pages/role-detail.js';
+import { Organizations } from './pages/organizations.js';
+import { OrganizationDetail } from './pages/organization-detail.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
@@ -21,13 +25,18 @@ const AREAS = [
   { path: '/admin/monitoring', label: 'Monitoring' },
   { path: '/admin/branding', label: 'Branding' },
   { path: '/admin/settings', label: 'Settings' },
+  { path: '/admin/roles', label: 'Roles' },
+  { path: '/admin/organizations', label: 'Organizations' },
 ] as const;
 
 export interface PageProps {
   api: Api;
   settings: ConsoleSettings;
+  /** Who is signed in: the pages warn before an administrator takes the console away from themselves. */
+  session: Session;
 }
 
+// A detail page is keyed by its id: going from one role or organization to another starts its lists afresh.
 function Page({ path, ...props }: PageProps & { path: string }) {
   const [, area, id] = /^\/admin\/([a-z-]+)?\/?([^/]+)?/.exec(path) ?? [];
   if (area === 'applications' && id) return <ApplicationDetail {...props} id={decodeURIComponent(id)} />;
@@ -39,10 +48,14 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   if (area === 'monitoring') return <Monitoring {...props} path={path} />;
   if (area === 'branding') return <BrandingArea {...props} path={path} />;
   if (area === 'settings') return <SettingsArea {...props} path={path} />;
+  if (area === 'roles' && id) return <RoleDetail key={id} {...props} id={decodeURIComponent(id)} />;
+  if (area === 'roles') return <Roles {...props} />;
+  if (area === 'organizations' && id) return <OrganizationDetail key={id} {...props} id={decodeURIComponent(id)} />;
+  if (area === 'organizations') return <Organizations {...props} />;
   return <GetStarted {...props} />;
 }
 
-export function App(props: PageProps & { session: Session; onSignOut: () => void }) {
+export function App(props: PageProps & { onSignOut: () => void }) {
   const path = usePath();
   const current = AREAS.find((area) => (area.path === '/admin/' ? path === '/admin/' : path.startsWith(area.path)));
   return (
@@ -71,7 +84,7 @@ export function App(props: PageProps & { session: Session; onSignOut: () => void
         </div>
       </header>
       <main id="main">
-        <Page path={path} api={props.api} settings={props.settings} />
+        <Page path={path} api={props.api} settings={props.settings} session={props.session} />
       </main>
     </div>
   );

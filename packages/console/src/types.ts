@@ -30,6 +30,61 @@ export interface User {
   [field: string]: unknown;
 }
 
+export interface Role {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+/** A permission a role grants: one scope of one API. */
+export interface Permission {
+  resource_server_identifier: string;
+  permission_name: string;
+  resource_server_name?: string;
+  description?: string;
+}
+
+export interface ResourceServer {
+  id: string;
+  name: string;
+  identifier: string;
+  scopes?: { value: string; description?: string }[];
+}
+
+/** A user as the lists of a role's users and of an organization's members give them. */
+export interface Holder {
+  user_id: string;
+  email?: string;
+  name?: string;
+  roles?: { id: string; name: string }[];
+}
+
+export interface Organization {
+  id: string;
+  name: string;
+  display_name?: string;
+  branding?: { logo_url?: string; colors?: { primary: string; page_background: string } };
+  metadata?: Record<string, string>;
+}
+
+export interface Invitation {
+  id: string;
+  inviter: { name: string };
+  invitee: { email: string };
+  invitation_url: string;
+  client_id: string;
+  connection_id?: string;
+  roles: string[];
+  created_at: string;
+  expires_at: string;
+}
+
+export interface EnabledConnection {
+  connection_id: string;
+  assign_membership_on_login: boolean;
+  connection: { name: string; strategy: string };
+}
+
 /** One page of a list with `include_totals=true`. */
 export type ListPage<Key extends string, T> = { start: number; limit: number; total: number } & Record<Key, T[]>;
 
