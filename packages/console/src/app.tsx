@@ -7,11 +7,13 @@ import { Applications } from './pages/applications.js';
 import { ApplicationDetail } from './pages/application-detail.js';
 import { Users } from './pages/users.js';
 import { UserDetail } from './pages/user-detail.js';
+import { ActionsArea } from './pages/actions/area.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
   { path: '/admin/applications', label: 'Applications' },
   { path: '/admin/users', label: 'Users' },
+  { path: '/admin/actions', label: 'Actions' },
 ] as const;
 
 export interface PageProps {
@@ -25,6 +27,7 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   if (area === 'applications') return <Applications {...props} />;
   if (area === 'users' && id) return <UserDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'users') return <Users {...props} />;
+  if (area === 'actions') return <ActionsArea {...props} path={path} />;
   return <GetStarted {...props} />;
 }
 
