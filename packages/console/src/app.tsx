@@ -15,6 +15,7 @@ import { Roles } from './pages/roles.js';
 import { RoleDetail } from './pages/role-detail.js';
 import { Organizations } from './pages/organizations.js';
 import { OrganizationDetail } from './pages/organization-detail.js';
+import { ActionsArea } from './pages/actions/area.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
@@ -27,6 +28,7 @@ const AREAS = [
   { path: '/admin/settings', label: 'Settings' },
   { path: '/admin/roles', label: 'Roles' },
   { path: '/admin/organizations', label: 'Organizations' },
+  { path: '/admin/actions', label: 'Actions' },
 ] as const;
 
 export interface PageProps {
@@ -52,6 +54,7 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   if (area === 'roles') return <Roles {...props} />;
   if (area === 'organizations' && id) return <OrganizationDetail key={id} {...props} id={decodeURIComponent(id)} />;
   if (area === 'organizations') return <Organizations {...props} />;
+  if (area === 'actions') return <ActionsArea {...props} path={path} />;
   return <GetStarted {...props} />;
 }
 
