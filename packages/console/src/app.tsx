@@ -7,10 +7,13 @@ import { Applications } from './pages/applications.js';
 import { ApplicationDetail } from './pages/application-detail.js';
 import { Users } from './pages/users.js';
 import { UserDetail } from './pages/user-detail.js';
+import { Apis } from './pages/apis.js';
+import { ApiDetail } from './pages/api-detail.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
   { path: '/admin/applications', label: 'Applications' },
+  { path: '/admin/apis', label: 'APIs' },
   { path: '/admin/users', label: 'Users' },
 ] as const;
 
@@ -23,6 +26,8 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   const [, area, id] = /^\/admin\/([a-z-]+)?\/?([^/]+)?/.exec(path) ?? [];
   if (area === 'applications' && id) return <ApplicationDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'applications') return <Applications {...props} />;
+  if (area === 'apis' && id) return <ApiDetail {...props} id={decodeURIComponent(id)} />;
+  if (area === 'apis') return <Apis {...props} />;
   if (area === 'users' && id) return <UserDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'users') return <Users {...props} />;
   return <GetStarted {...props} />;
