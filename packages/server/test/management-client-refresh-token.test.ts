@@ -44,6 +44,10 @@ describe.each(DIALECTS)('client refresh_token settings (%s)', (dialect) => {
       idle_token_lifetime: 2592000,
       infinite_idle_token_lifetime: false,
     });
+    // The global client ("All Applications") holds no settings, and is still listed.
+    const global = await api('GET', '/clients?is_global=true');
+    expect(global.status).toBe(200);
+    expect(global.body[0]?.refresh_token).toBeUndefined();
   });
 
   it('non-rotating: a refresh answers no new refresh token, and the one token works again; chains issued before keep rotating', async () => {

@@ -175,7 +175,8 @@ const Client = Type.Object(
     ...optional,
     name: Type.String(),
     client_metadata: Type.Record(Type.String(), Type.String()),
-    refresh_token: RefreshToken,
+    // Every stored client has one (the default when it never set it); the global client holds no settings.
+    refresh_token: Type.Optional(RefreshToken),
   },
   { additionalProperties: false },
 );
