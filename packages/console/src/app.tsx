@@ -16,10 +16,13 @@ import { RoleDetail } from './pages/role-detail.js';
 import { Organizations } from './pages/organizations.js';
 import { OrganizationDetail } from './pages/organization-detail.js';
 import { ActionsArea } from './pages/actions/area.js';
+import { Apis } from './pages/apis.js';
+import { ApiDetail } from './pages/api-detail.js';
 
 const AREAS = [
   { path: '/admin/', label: 'Get started' },
   { path: '/admin/applications', label: 'Applications' },
+  { path: '/admin/apis', label: 'APIs' },
   { path: '/admin/users', label: 'Users' },
   { path: '/admin/authentication', label: 'Authentication' },
   { path: '/admin/security', label: 'Security' },
@@ -43,6 +46,8 @@ function Page({ path, ...props }: PageProps & { path: string }) {
   const [, area, id] = /^\/admin\/([a-z-]+)?\/?([^/]+)?/.exec(path) ?? [];
   if (area === 'applications' && id) return <ApplicationDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'applications') return <Applications {...props} />;
+  if (area === 'apis' && id) return <ApiDetail {...props} id={decodeURIComponent(id)} />;
+  if (area === 'apis') return <Apis {...props} />;
   if (area === 'users' && id) return <UserDetail {...props} id={decodeURIComponent(id)} />;
   if (area === 'users') return <Users {...props} />;
   if (area === 'authentication') return <Authentication {...props} path={path} />;

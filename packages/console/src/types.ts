@@ -11,6 +11,21 @@ export interface Client {
   allowed_logout_urls?: string[];
   grant_types?: string[];
   token_endpoint_auth_method?: string;
+  jwt_configuration?: { alg?: string; lifetime_in_seconds?: number };
+  refresh_token?: RefreshTokenSettings;
+  organization_usage?: 'deny' | 'allow' | 'require';
+  organization_require_behavior?: 'no_prompt' | 'pre_login_prompt' | 'post_login_prompt';
+  addons?: { samlp?: Record<string, unknown> };
+}
+
+export interface RefreshTokenSettings {
+  rotation_type: 'rotating' | 'non-rotating';
+  expiration_type: 'expiring' | 'non-expiring';
+  leeway: number;
+  token_lifetime: number;
+  infinite_token_lifetime: boolean;
+  idle_token_lifetime: number;
+  infinite_idle_token_lifetime: boolean;
 }
 
 export interface User {
