@@ -23,15 +23,15 @@ const AREAS = [
   { path: '/admin/', label: 'Get started' },
   { path: '/admin/applications', label: 'Applications' },
   { path: '/admin/apis', label: 'APIs' },
-  { path: '/admin/users', label: 'Users' },
   { path: '/admin/authentication', label: 'Authentication' },
-  { path: '/admin/security', label: 'Security' },
-  { path: '/admin/monitoring', label: 'Monitoring' },
-  { path: '/admin/branding', label: 'Branding' },
-  { path: '/admin/settings', label: 'Settings' },
+  { path: '/admin/users', label: 'Users' },
   { path: '/admin/roles', label: 'Roles' },
   { path: '/admin/organizations', label: 'Organizations' },
   { path: '/admin/actions', label: 'Actions' },
+  { path: '/admin/branding', label: 'Branding' },
+  { path: '/admin/security', label: 'Security' },
+  { path: '/admin/monitoring', label: 'Monitoring' },
+  { path: '/admin/settings', label: 'Settings' },
 ] as const;
 
 export interface PageProps {
