@@ -11,5 +11,7 @@ export default defineConfig({
     // The polyfill would be an inline script, which the console's CSP refuses; every supported browser has modulepreload.
     modulePreload: { polyfill: false },
     sourcemap: false,
+    // dist/.vite/manifest.json: which chunks the page loads first (scripts/size.ts holds them to the budget).
+    manifest: true,
   },
 });

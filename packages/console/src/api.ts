@@ -12,7 +12,7 @@ export class ApiError extends Error {
   }
 }
 
-export type Api = <T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<T>;
+export type Api = <T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<T>;
 
 /**
  * Calls the public Management API with the administrator's token: the console has no private endpoint. A body is sent

@@ -7,7 +7,8 @@ export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
   const message = error instanceof Error ? error.message : String(error);
   const hint =
-    error instanceof ApiError && error.status === 403
+    // A 403 for another reason (a feature the tenant has off) says so in its message; only a scope refusal is the role's.
+    error instanceof ApiError && error.status === 403 && (error.errorCode ?? 'insufficient_scope') === 'insufficient_scope'
       ? ' Your role does not allow this.'
       : error instanceof ApiError && error.status === 429
         ? ' Too many requests: wait a moment and try again.'
@@ -91,4 +92,21 @@ export function lines(text: string): string[] {
     .split('\n')
     .map((line) => line.trim())
     .filter(Boolean);
+}
+
+/** The pages of one area, as a second row of links under its heading (`aria-current` marks the page shown). */
+export function SectionNav(props: { label: string; current: string; links: { href: string; label: string }[] }) {
+  return (
+    <nav class="sections" aria-label={props.label}>
+      <ul>
+        {props.links.map((link) => (
+          <li key={link.href}>
+            <a href={link.href} aria-current={link.href === props.current ? 'page' : undefined}>
+              {link.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
 }

@@ -4,6 +4,8 @@ export interface ConsoleSettings {
   clientId: string;
   audience: string;
   scopes: string[];
+  /** The role that makes the console's administrators (marked in the Roles area, and warned about before it goes). */
+  administratorRole: string;
 }
 
 export function readSettings(): ConsoleSettings {

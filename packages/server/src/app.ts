@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyHttpsOptions, type FastifyInstance } from 'fastify';
 import type { Server } from 'node:https';
 import { buildValidator } from './http/validation.js';
+import { buildSerializer } from './http/serialization.js';
 import { managementRoutes } from './http/management/index.js';
 import { managementSurface } from './http/management/surface.js';
 import { loginScreenRoutes } from './http/login/login-screens.js';
@@ -45,6 +46,7 @@ import { requestMetrics } from './http/plugins/request-metrics.js';
 import { closeConnectionsOnShutdown } from './http/plugins/draining.js';
 import { healthRoutes } from './http/health.js';
 import type { Registry } from './registry.js';
+import { named } from './http/plugin-name.js';
 
 export interface AppOptions {
   /** PEM certificate and key: serve HTTPS. */
@@ -62,7 +64,7 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
     requestTimeout: timeouts.requestTimeout,
     keepAliveTimeout: timeouts.keepAliveTimeout,
     http: timeouts,
-    schemaController: { compilersFactory: { buildValidator } },
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } },
   };
   const app = (
     options.https ? Fastify({ ...base, https: { ...options.https, ...timeouts } } as FastifyHttpsOptions<Server>) : Fastify(base)
@@ -72,55 +74,57 @@ export async function buildApp(registry: Registry, options: AppOptions = {}): Pr
   requestMetrics(app, registry.metrics);
   closeConnectionsOnShutdown(app);
 
-  await app.register(swagger, openapiOptions(registry.issuer));
-  await app.register(formbody);
-  await app.register(cookie);
+  await app.register(named(swagger), openapiOptions(registry.issuer));
+  await app.register(named(formbody));
+  await app.register(named(cookie));
 
-  await app.register(async (surface) => {
+  await app.register(
+    named(async function authenticationSurface(surface: FastifyInstance) {
     oauthSurface(surface);
     authRateLimit(surface, registry);
     cors(surface, { config: registry.oauthConfig, ownOrigin: new URL(registry.issuer).origin, paths: AUTHENTICATION_CORS_PATHS });
-    await surface.register(wellKnownRoutes(registry));
-    await surface.register(tokenRoutes(registry));
-    await surface.register(mfaRoutes(registry));
-    await surface.register(userinfoRoutes(registry));
-    await surface.register(revokeRoutes(registry));
-    await surface.register(dbConnectionsRoutes(registry));
-    await surface.register(crossOriginRoutes(registry));
-    await surface.register(passwordlessRoutes(registry));
-    await surface.register(unblockRoutes(registry));
-    if (!registry.config.production) await surface.register(devOutboxRoutes(registry));
-    await surface.register(authorizeRoutes(registry));
-    await surface.register(upstreamCallbackRoutes(registry));
-    await surface.register(samlIdpRoutes(registry));
-    await surface.register(logoutRoutes(registry));
-    await surface.register(loginScreenRoutes(registry));
-    await surface.register(consentScreenRoutes(registry));
-    await surface.register(mfaScreenRoutes(registry));
-    await surface.register(webauthnScreenRoutes(registry));
-    await surface.register(continueRoutes(registry));
-    await surface.register(organizationScreenRoutes(registry));
-    await surface.register(passwordlessScreenRoutes(registry));
-    await surface.register(signupScreenRoutes(registry));
-    await surface.register(passkeyScreenRoutes(registry));
-    await surface.register(resetPasswordRoutes(registry));
-    await surface.register(emailVerificationRoutes(registry));
-  });
+    await surface.register(named(wellKnownRoutes(registry)));
+    await surface.register(named(tokenRoutes(registry)));
+    await surface.register(named(mfaRoutes(registry)));
+    await surface.register(named(userinfoRoutes(registry)));
+    await surface.register(named(revokeRoutes(registry)));
+    await surface.register(named(dbConnectionsRoutes(registry)));
+    await surface.register(named(crossOriginRoutes(registry)));
+    await surface.register(named(passwordlessRoutes(registry)));
+    await surface.register(named(unblockRoutes(registry)));
+    if (!registry.config.production) await surface.register(named(devOutboxRoutes(registry)));
+    await surface.register(named(authorizeRoutes(registry)));
+    await surface.register(named(upstreamCallbackRoutes(registry)));
+    await surface.register(named(samlIdpRoutes(registry)));
+    await surface.register(named(logoutRoutes(registry)));
+    await surface.register(named(loginScreenRoutes(registry)));
+    await surface.register(named(consentScreenRoutes(registry)));
+    await surface.register(named(mfaScreenRoutes(registry)));
+    await surface.register(named(webauthnScreenRoutes(registry)));
+    await surface.register(named(continueRoutes(registry)));
+    await surface.register(named(organizationScreenRoutes(registry)));
+    await surface.register(named(passwordlessScreenRoutes(registry)));
+    await surface.register(named(signupScreenRoutes(registry)));
+    await surface.register(named(passkeyScreenRoutes(registry)));
+    await surface.register(named(resetPasswordRoutes(registry)));
+    await surface.register(named(emailVerificationRoutes(registry)));
+  }),
+  );
 
   const bundle = loadLibraryBundle();
-  await app.register(libraryRoutes(registry, bundle));
-  if (registry.config.console) await app.register(consoleRoutes(registry, loadConsoleBundle()));
-  await app.register(faviconRoutes());
-  await app.register(healthRoutes(registry.readiness));
-  if (registry.config.demo && bundle) await app.register(demoRoutes(registry, bundle));
+  await app.register(named(libraryRoutes(registry, bundle)));
+  if (registry.config.console) await app.register(named(consoleRoutes(registry, loadConsoleBundle())));
+  await app.register(named(faviconRoutes()));
+  await app.register(named(healthRoutes(registry.readiness)));
+  if (registry.config.demo && bundle) await app.register(named(demoRoutes(registry, bundle)));
   await app.register(
-    async (surface) => {
+    named(async function managementApiSurface(surface: FastifyInstance) {
       // Before the surface's own hooks: a preflight carries no token and is answered here.
       cors(surface, { config: registry.oauthConfig, ownOrigin: new URL(registry.issuer).origin, paths: MANAGEMENT_CORS_PATHS });
       managementSurface(surface, registry);
-      await surface.register(managementRoutes(registry));
+      await surface.register(named(managementRoutes(registry)));
       surface.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-    },
+    }),
     { prefix: '/api/v2' },
   );
 

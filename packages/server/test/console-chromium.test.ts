@@ -85,11 +85,11 @@ describe('admin console in Chromium', () => {
       await page.getByLabel('Regular web application').check();
       await page.getByRole('button', { name: 'Create', exact: true }).click();
       await page.getByRole('heading', { name: 'Billing portal' }).waitFor();
-      await page.getByLabel('Name').fill('Billing <portal>');
+      await page.getByLabel('Name', { exact: true }).fill('Billing <portal>');
       await page.getByRole('button', { name: 'Save changes' }).click();
       // The API's refusal is shown in its own words.
       expect(await page.getByRole('alert').textContent()).toMatch(/name/i);
-      await page.getByLabel('Name').fill('Billing portal');
+      await page.getByLabel('Name', { exact: true }).fill('Billing portal');
       await page.getByLabel('Allowed callback URLs').fill('https://billing.example.com/callback');
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();

@@ -205,6 +205,20 @@ describe.each(DIALECTS)('Management API: users\u2019 sessions and refresh tokens
     expect((await api('DELETE', '/refresh-tokens/unknown')).status).toBe(202);
   });
 
+  it('shows a refresh token as its application\u2019s settings made it: not rotating, no idle expiry, an absolute end', async () => {
+    const settings = { rotation_type: 'non-rotating', expiration_type: 'expiring', token_lifetime: 86_400, infinite_token_lifetime: false, infinite_idle_token_lifetime: true };
+    expect((await api('PATCH', `/clients/${fx.web.clientId}`, { refresh_token: settings })).status).toBe(200);
+    try {
+      const { sid } = await login();
+      const listed = (await api('GET', `${userPath()}/refresh-tokens`)).body.tokens as Record<string, unknown>[];
+      const token = listed.find((entry) => entry.session_id === sid);
+      expect(token).toMatchObject({ rotating: false, idle_expires_at: null });
+      expect(Date.parse(String(token?.expires_at)) - Date.parse(String(token?.created_at))).toBe(86_400_000);
+    } finally {
+      await api('PATCH', `/clients/${fx.web.clientId}`, { refresh_token: null });
+    }
+  });
+
   it('a session id names a session only: the id of a refresh token\u2019s grant ends nothing through /sessions', async () => {
     const { refreshToken } = await login();
     const listed = (await api('GET', `${userPath()}/refresh-tokens`)).body.tokens as { id: string }[];

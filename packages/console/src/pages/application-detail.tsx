@@ -3,6 +3,14 @@ import type { PageProps } from '../app.js';
 import { ConfirmDialog, ErrorNote, lines } from '../components.js';
 import { navigate } from '../router.js';
 import { APP_TYPES, GRANT_TYPES, type Client } from '../types.js';
+import { ApiAccess } from './application/api-access.js';
+import { EnabledConnections } from './application/connections.js';
+import { Credentials } from './application/credentials.js';
+import { OrganizationSettings } from './application/organizations.js';
+import { SamlAddon } from './application/saml.js';
+import { TokenSettings } from './application/tokens.js';
+
+export { freshSecrets } from './application/credentials.js';
 
 interface Draft {
   name: string;
@@ -30,77 +38,27 @@ function UrlList(props: { id: string; label: string; hint: string; value: string
   );
 }
 
-/**
- * Secrets are stored hashed: one is shown only when it was just created or rotated (`freshSecrets`, filled by the
- * create form), and the administrator copies it then.
- */
-export const freshSecrets = new Map<string, string>();
-
-function Credentials({ client, api }: { client: Client; api: PageProps['api'] }) {
-  const [secret, setSecret] = useState(() => freshSecrets.get(client.client_id));
-  const [shown, setShown] = useState(false);
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<unknown>();
-  useEffect(() => () => void freshSecrets.delete(client.client_id), [client.client_id]);
-
-  async function rotate() {
-    setConfirming(false);
-    setError(undefined);
-    try {
-      const rotated = await api<Client>('POST', `/clients/${encodeURIComponent(client.client_id)}/rotate-secret`);
-      setSecret(rotated.client_secret);
-      setShown(true);
-    } catch (caught) {
-      setError(caught);
-    }
-  }
-
+/** The cards of the page, in order, for the table of contents; some apply to applications that sign users in only. */
+function sectionsOf(client: Client): { id: string; label: string }[] {
+  const signsUsersIn = client.app_type !== 'non_interactive';
   const confidential = client.token_endpoint_auth_method !== 'none';
-  return (
-    <div class="card">
-      <h2>Credentials</h2>
-      <dl>
-        <dt>Client ID</dt>
-        <dd>
-          <code>{client.client_id}</code>
-        </dd>
-        <dt>Authentication method</dt>
-        <dd>{confidential ? client.token_endpoint_auth_method : 'None (public application, PKCE)'}</dd>
-        {confidential ? (
-          <>
-            <dt>Client secret</dt>
-            <dd>
-              {secret ? (
-                <>
-                  <code data-testid="client-secret">{shown ? secret : '•'.repeat(24)}</code>{' '}
-                  <button type="button" onClick={() => setShown(!shown)} aria-pressed={shown}>
-                    {shown ? 'Hide' : 'Show'}
-                  </button>
-                  <small>Copy it now: Latchkey keeps only its hash and cannot show it again.</small>
-                </>
-              ) : (
-                <span>Stored hashed; rotate it to get a new one.</span>
-              )}
-            </dd>
-          </>
-        ) : null}
-      </dl>
-      <ErrorNote error={error} />
-      {confidential ? (
-        <button type="button" onClick={() => setConfirming(true)}>
-          Rotate secret
-        </button>
-      ) : null}
-      {confirming ? (
-        <ConfirmDialog title="Rotate the client secret?" confirmLabel="Rotate" onConfirm={() => void rotate()} onCancel={() => setConfirming(false)}>
-          <p>The current secret stops working at once: the application needs the new one.</p>
-        </ConfirmDialog>
-      ) : null}
-    </div>
-  );
+  return [
+    { id: 'credentials', label: 'Credentials' },
+    { id: 'settings', label: 'Settings' },
+    ...(confidential ? [{ id: 'api-access', label: 'API access' }] : []),
+    ...(signsUsersIn
+      ? [
+          { id: 'tokens', label: 'Tokens' },
+          { id: 'connections', label: 'Connections' },
+          { id: 'organizations', label: 'Organizations' },
+          { id: 'saml', label: 'SAML add-on' },
+        ]
+      : []),
+    { id: 'delete', label: 'Delete' },
+  ];
 }
 
-export function ApplicationDetail({ api, id }: PageProps & { id: string }) {
+export function ApplicationDetail({ api, id, settings }: PageProps & { id: string }) {
   const [client, setClient] = useState<Client | undefined>();
   const [draft, setDraft] = useState<Draft | undefined>();
   const [error, setError] = useState<unknown>();
@@ -147,6 +105,7 @@ export function ApplicationDetail({ api, id }: PageProps & { id: string }) {
   }
 
   const set = (patch: Partial<Draft>) => draft && setDraft({ ...draft, ...patch });
+  const sections = new Set(client ? sectionsOf(client).map((section) => section.id) : []);
   return (
     <section>
       <p>
@@ -157,8 +116,17 @@ export function ApplicationDetail({ api, id }: PageProps & { id: string }) {
       <ErrorNote error={error} />
       {client && draft ? (
         <>
-          <Credentials client={client} api={api} />
-          <form class="card" onSubmit={save} aria-labelledby="settings-title">
+          <nav aria-label="On this page" class="toc">
+            <ul>
+              {sectionsOf(client).map((section) => (
+                <li key={section.id}>
+                  <a href={`#${section.id}`}>{section.label}</a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <Credentials client={client} api={api} onSaved={setClient} />
+          <form class="card" id="settings" onSubmit={save} aria-labelledby="settings-title">
             <h2 id="settings-title">Settings</h2>
             <label for="name">Name</label>
             <input id="name" required value={draft.name} onInput={(event) => set({ name: event.currentTarget.value })} />
@@ -187,7 +155,16 @@ export function ApplicationDetail({ api, id }: PageProps & { id: string }) {
               {saved ? <span role="status">Saved.</span> : null}
             </div>
           </form>
-          <div class="card danger-zone">
+          {sections.has('api-access') ? <ApiAccess api={api} client={client} /> : null}
+          {sections.has('tokens') ? (
+            <>
+              <TokenSettings api={api} client={client} onSaved={setClient} />
+              <EnabledConnections api={api} client={client} />
+              <OrganizationSettings api={api} client={client} onSaved={setClient} />
+              <SamlAddon api={api} client={client} issuer={settings.issuer} onSaved={setClient} />
+            </>
+          ) : null}
+          <div class="card danger-zone" id="delete">
             <h2>Delete this application</h2>
             <p>Its users keep their accounts, but nobody can sign in to it any more.</p>
             <button type="button" class="danger" onClick={() => setConfirming(true)}>

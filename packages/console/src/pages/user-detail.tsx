@@ -54,7 +54,7 @@ export function UserDetail(props: PageProps & { id: string; section: string }) {
         {label}
         {user?.blocked ? <span class="badge">Blocked</span> : null}
       </h1>
-      <nav class="tabs" aria-label="User sections">
+      <nav class="subnav" aria-label="User sections">
         <ul>
           {SECTIONS.map((entry) => (
             <li key={entry.path}>

@@ -2,18 +2,11 @@ import { useEffect, useState } from 'preact/hooks';
 import type { PageProps } from '../app.js';
 import { ErrorNote, Pager } from '../components.js';
 import type { ListPage, User } from '../types.js';
+import { userQuery } from '../user-query.js';
 import { CreateUser } from './user-create.js';
 import { ExportUsers, ImportUsers } from './user-jobs.js';
 
 const PER_PAGE = 25;
-
-/** A plain word searches e-mails, names and nicknames by prefix; anything with a colon is the query syntax as typed. */
-function userQuery(text: string): string {
-  const trimmed = text.trim();
-  if (!trimmed || trimmed.includes(':')) return trimmed;
-  const word = trimmed.replace(/[\\+\-!(){}[\]^"~*?:/]|&&|\|\|/g, '\\$&');
-  return `email:${word}* OR name:${word}* OR nickname:${word}*`;
-}
 
 type Panel = 'create' | 'import' | 'export';
 

@@ -44,4 +44,7 @@ export function randomHexId(): string {
 }
 
 /** A six-digit one-time code (000000-999999, unbiased), as texts and e-mails carry them. */
-export const sixDigitCode = (): string => String(randomInt(0, 1_000_000)).padStart(6, '0');
+export const sixDigitCode = (): string => digitCode(6);
+
+/** A one-time code of `length` digits (up to 14), each value equally likely. */
+export const digitCode = (length: number): string => String(randomInt(0, 10 ** length)).padStart(length, '0');

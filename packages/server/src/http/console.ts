@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import type { Registry } from '../registry.js';
-import { CONSOLE_CLIENT_ID } from '../services/console-setup.js';
+import { ADMINISTRATOR_ROLE, CONSOLE_CLIENT_ID } from '../services/console-setup.js';
 import { MANAGEMENT_SCOPES } from '../services/management-scopes.js';
 
 /** The built console (packages/console, built by `npm ci` and `npm run build`): its page and its hashed assets. */
@@ -53,9 +53,12 @@ const CONTENT_SECURITY_POLICY = [
 
 const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** What the console needs to sign in, in a meta tag of its page (no inline script under the CSP). */
+/**
+ * What the console needs to sign in, in a meta tag of its page (no inline script under the CSP), and the name of
+ * the role that makes its administrators (which the console marks, and warns before taking away).
+ */
 function pageWithSettings(indexHtml: string, registry: Pick<Registry, 'issuer' | 'managementAudience'>): string {
-  const settings = { issuer: registry.issuer, clientId: CONSOLE_CLIENT_ID, audience: registry.managementAudience, scopes: MANAGEMENT_SCOPES };
+  const settings = { issuer: registry.issuer, clientId: CONSOLE_CLIENT_ID, audience: registry.managementAudience, scopes: MANAGEMENT_SCOPES, administratorRole: ADMINISTRATOR_ROLE };
   const meta = `<meta name="latchkey-console" content="${escapeAttribute(JSON.stringify(settings))}">`;
   return indexHtml.replace('</head>', `${meta}</head>`);
 }

@@ -1,20 +1,31 @@
 import { handleId, newHandle, safeEqual } from '../crypto/handles.js';
 import { secureRandomBytes } from '../crypto/random.js';
+import { chainPolicyOf, DEFAULT_REFRESH_TOKEN, type ChainPolicy } from '../services/refresh-token-settings.js';
 import type { Storage } from '../storage/storage.js';
 import { InvalidGrant } from './errors.js';
 import { revokeGrant } from './grant-revocations.js';
 
-/** A chain unused for this long is dead (an inactivity lifetime); each use rotates its token and starts it again. */
-export const REFRESH_TOKEN_IDLE_SECONDS = 30 * 86_400;
+/**
+ * A chain unused for this long is dead (an inactivity lifetime), unless its client's settings say otherwise; each
+ * use starts it again. Chains stored before clients had settings have this one.
+ */
+export const REFRESH_TOKEN_IDLE_SECONDS = DEFAULT_REFRESH_TOKEN.idle_token_lifetime;
+
+/** The expiry of a row whose chain never dies: the artifact sweeper never reaches it. */
+const NEVER = '9999-12-31T23:59:59.999Z';
 
 /**
- * The row's expiry column is a horizon, not the idle expiry: it lies at least the idle lifetime ahead and is moved
- * on, this far, only by a rotation that would pass it. So most rotations rewrite the data alone and leave the
- * expiry index untouched, which halved the cost of the write (37 -> 18 µs per rotation on a table of 20,000 chains,
- * SQLite, measured alone); the idle expiry itself is kept in the data. A chain nobody uses stays dead from its idle
- * expiry, and its row expires with the horizon.
+ * The row's expiry column is a horizon, not the idle expiry: it lies at least the idle lifetime ahead (twice it) and
+ * is moved on only by a use that would pass it. So most rotations rewrite the data alone and leave the expiry index
+ * untouched, which halved the cost of the write (37 -> 18 µs per rotation on a table of 20,000 chains, SQLite,
+ * measured alone); the idle expiry itself is kept in the data. A chain nobody uses stays dead from its idle expiry,
+ * and its row expires with the horizon, or with the chain's absolute end if that comes first.
  */
-const HORIZON_SECONDS = 2 * REFRESH_TOKEN_IDLE_SECONDS;
+function horizon(now: Date, idleSeconds: number | null, endsAt: string | undefined): string {
+  if (idleSeconds === null) return endsAt ?? NEVER;
+  const far = new Date(now.getTime() + 2 * idleSeconds * 1000).toISOString();
+  return endsAt !== undefined && endsAt < far ? endsAt : far;
+}
 
 /** What a refresh token remembers, to issue the next tokens exactly as the first ones were. */
 export interface RefreshTokenData {
@@ -43,7 +54,18 @@ export interface TokenOrganization {
  */
 export interface ChainData extends RefreshTokenData {
   secret: string;
-  idle_expires_at: string;
+  /** When the chain dies unused; null: never (its client's tokens have no idle lifetime). */
+  idle_expires_at: string | null;
+  /** Its idle lifetime in seconds (null: none); absent in chains stored before client settings: the default. */
+  idle_seconds?: number | null;
+  /** The absolute end of the chain, whatever its use; absent: none. */
+  ends_at?: string;
+  /** false: a non-rotating chain, whose one token is used again and again; absent: rotating. */
+  rotating?: false;
+  /** Seconds during which the secret just rotated away is still accepted; absent: none. */
+  leeway?: number;
+  /** The secret rotated away last and until when it is accepted (within the leeway, it is no reuse). */
+  previous?: { secret: string; until: string };
 }
 
 export interface RefreshTokenStoreDeps {
@@ -59,8 +81,11 @@ export interface RedeemedRefreshToken {
   data: RefreshTokenData;
   /** The grant the token belongs to (codes and refresh tokens of one grant share it). */
   family: string;
-  /** Spends the presented token and returns its successor; throws `invalid_grant` if another use won the race. */
-  rotate(): Promise<string>;
+  /**
+   * Spends the presented token and returns its successor; throws `invalid_grant` if another use won the race. A
+   * non-rotating chain returns nothing: the client keeps the token it has (its idle lifetime starts again).
+   */
+  rotate(): Promise<string | undefined>;
   /** Spends the presented token without a successor (the grant no longer allows refresh tokens). */
   end(): Promise<void>;
 }
@@ -117,18 +142,28 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
   });
 
   const store = {
-    /** Starts a chain for a grant and returns its first token. */
-    async create(data: RefreshTokenData, family: string): Promise<string> {
+    /** Starts a chain for a grant under its client's policy (kept for the chain's life) and returns its first token. */
+    async create(data: RefreshTokenData, family: string, policy: ChainPolicy = chainPolicyOf(DEFAULT_REFRESH_TOKEN)): Promise<string> {
       const chainId = secureRandomBytes(16).toString('base64url');
       const secret = newHandle();
       const now = deps.now();
+      const endsAt = policy.lifetimeSeconds === null ? undefined : after(now, policy.lifetimeSeconds);
+      const chain: ChainData = {
+        ...data,
+        secret: hash(secret),
+        idle_expires_at: policy.idleSeconds === null ? null : after(now, policy.idleSeconds),
+        idle_seconds: policy.idleSeconds,
+        ...(endsAt !== undefined ? { ends_at: endsAt } : {}),
+        ...(policy.rotating ? {} : { rotating: false as const }),
+        ...(policy.leeway > 0 ? { leeway: policy.leeway } : {}),
+      };
       await storage.artifacts.insert<ChainData>(tenantId, KIND, {
         id: chainId,
         family,
         subject: data.user_id,
-        data: { ...data, secret: hash(secret), idle_expires_at: after(now, REFRESH_TOKEN_IDLE_SECONDS) },
+        data: chain,
         createdAt: now.toISOString(),
-        expiresAt: after(now, HORIZON_SECONDS),
+        expiresAt: horizon(now, policy.idleSeconds, endsAt),
       });
       return `${chainId}.${secret}`;
     },
@@ -144,21 +179,33 @@ export function refreshTokenStore(deps: RefreshTokenStoreDeps) {
       const now = at.toISOString();
       const row = await storage.artifacts.get<ChainData>(tenantId, KIND, presented.chainId);
       if (!row || row.data.client_id !== clientId || row.consumedAt !== null || row.expiresAt <= now) throw unknownToken();
-      // An idle chain is refused like an expired one; nothing is revoked (its tokens are simply too old).
-      if (row.data.idle_expires_at <= now) throw unknownToken();
+      const chain = row.data;
+      // An idle or ended chain is refused like an expired one; nothing is revoked (its tokens are simply too old).
+      if ((chain.idle_expires_at !== null && chain.idle_expires_at <= now) || (chain.ends_at !== undefined && chain.ends_at <= now)) throw unknownToken();
       const family = row.family ?? row.id;
-      // Not the secret in force: an earlier token of this chain, spent by a rotation and now presented again.
-      if (!safeEqual(row.data.secret, hash(presented.secret))) return handleRefreshTokenReuse(family, at, row.data.user_id);
+      const presentedHash = hash(presented.secret);
+      // Not the secret in force: an earlier token of this chain, spent by a rotation and now presented again. Within
+      // the client's leeway the one rotated away last is still accepted (a client that lost the answer retries).
+      const inLeeway = chain.previous !== undefined && chain.previous.until > now && safeEqual(chain.previous.secret, presentedHash);
+      if (!safeEqual(chain.secret, presentedHash) && !inLeeway) return handleRefreshTokenReuse(family, at, chain.user_id);
+      const idleSeconds = chain.idle_seconds === undefined ? REFRESH_TOKEN_IDLE_SECONDS : chain.idle_seconds;
+      const idle = idleSeconds === null ? null : after(at, idleSeconds);
+      // The horizon moves only when the new idle expiry would reach it.
+      const moved = idle === null || row.expiresAt > idle ? undefined : horizon(at, idleSeconds, chain.ends_at);
+      const nextHorizon = moved === row.expiresAt ? undefined : moved;
       return {
-        data: withoutSecret(row.data),
+        data: withoutSecret(chain),
         family,
         async rotate() {
+          if (chain.rotating === false) {
+            // The same token goes on; only its idle expiry moves. A concurrent use that moved it first is no failure.
+            if (idle !== null) await storage.artifacts.swap(tenantId, KIND, row.id, chain, { ...chain, idle_expires_at: idle }, now, nextHorizon);
+            return undefined;
+          }
           const secret = newHandle();
-          const idle = after(at, REFRESH_TOKEN_IDLE_SECONDS);
-          // The horizon moves only when the new idle expiry would reach it.
-          const horizon = row.expiresAt > idle ? undefined : after(at, HORIZON_SECONDS);
-          const next: ChainData = { ...row.data, secret: hash(secret), idle_expires_at: idle };
-          const rotated = await storage.artifacts.swap(tenantId, KIND, row.id, row.data, next, now, horizon);
+          const previous = inLeeway ? chain.previous : chain.leeway ? { secret: chain.secret, until: after(at, chain.leeway) } : undefined;
+          const next: ChainData = { ...chain, secret: hash(secret), idle_expires_at: idle, ...(previous ? { previous } : {}) };
+          const rotated = await storage.artifacts.swap(tenantId, KIND, row.id, chain, next, now, nextHorizon);
           if (!rotated) throw unknownToken();
           return `${row.id}.${secret}`;
         },

@@ -27,7 +27,10 @@ export interface RefreshTokenView {
   id: string;
   user_id: string;
   created_at: string;
-  idle_expires_at: string;
+  /** null: its application's refresh tokens do not expire when unused. */
+  idle_expires_at: string | null;
+  /** The chain's absolute end, when its application's refresh tokens have one. */
+  expires_at?: string;
   client_id: string;
   session_id: string | null;
   rotating: boolean;
@@ -91,22 +94,25 @@ export function userAccess(deps: UserAccessDeps) {
     };
   }
 
-  /** The view of a live chain, or undefined when it has been unused too long or names no grant. */
+  /** The view of a live chain, or undefined when it has been unused too long, has reached its end, or names no grant. */
   function refreshTokenView(row: Artifact<ChainData>, now: string): RefreshTokenView | undefined {
     const data = row.data;
-    if (row.family === null || data.idle_expires_at <= now) return undefined;
+    const idle = data.idle_expires_at;
+    if (row.family === null || (idle !== null && idle <= now) || (data.ends_at !== undefined && data.ends_at <= now)) return undefined;
     // Every exchange moves the idle expiry to a full idle lifetime after it, so the last one is read back from it.
-    const exchanged = Date.parse(data.idle_expires_at) - REFRESH_TOKEN_IDLE_SECONDS * 1000;
+    const idleSeconds = data.idle_seconds === undefined ? REFRESH_TOKEN_IDLE_SECONDS : data.idle_seconds;
+    const exchanged = idle !== null && idleSeconds !== null ? Date.parse(idle) - idleSeconds * 1000 : undefined;
     return {
       id: row.family,
       user_id: data.user_id,
       created_at: row.createdAt,
-      idle_expires_at: data.idle_expires_at,
+      idle_expires_at: idle,
+      ...(data.ends_at !== undefined ? { expires_at: data.ends_at } : {}),
       client_id: data.client_id,
       session_id: data.sid,
-      rotating: true,
+      rotating: data.rotating !== false,
       resource_servers: [{ audience: data.audience ?? userinfoAudience, scopes: data.scopes.join(' ') }],
-      ...(exchanged > Date.parse(row.createdAt) ? { last_exchanged_at: iso(exchanged) } : {}),
+      ...(exchanged !== undefined && exchanged > Date.parse(row.createdAt) ? { last_exchanged_at: iso(exchanged) } : {}),
     };
   }
 

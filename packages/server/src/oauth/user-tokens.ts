@@ -2,6 +2,7 @@ import { MFA_ACR } from './mfa/requirement.js';
 import { randomId } from '../crypto/random.js';
 import type { SigningKeys } from '../keys/signing-keys.js';
 import type { ClientData } from '../services/clients.js';
+import { chainPolicyOf, refreshTokenSettingsOf } from '../services/refresh-token-settings.js';
 import type { Storage } from '../storage/storage.js';
 import type { OAuthConfig } from '../services/config-cache.js';
 import { UnauthorizedClient } from './errors.js';
@@ -175,7 +176,7 @@ export function userTokens(deps: UserTokensDeps) {
           // A refresh keeps the second factor of the sign-in (its ID tokens show it as the first did).
           ...(grant.amr?.includes('mfa') ? { amr: [...grant.amr] } : {}),
         };
-        refreshToken = await refreshTokens.create(data, grant.grantId);
+        refreshToken = await refreshTokens.create(data, grant.grantId, chainPolicyOf(refreshTokenSettingsOf(grant.client)));
       } else if (grant.refreshChain) await grant.refreshChain.end();
 
       if (options.accessToken) {

@@ -8,12 +8,17 @@ import type { AppType, ClientData, SamlAddon } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from './errors.js';
 import { CLIENT_METADATA_MAX_KEYS, mergeMetadata } from './metadata.js';
+import { changedRefreshTokenSettings, refreshTokenSettingsOf, type RefreshTokenInput, type RefreshTokenSettings } from './refresh-token-settings.js';
 import { found } from './unique.js';
 
 export type { AppType, ClientData, SamlAddon, TokenEndpointAuthMethod } from '../storage/records.js';
 
 /** What a create request may carry: every field optional, nested ones partial. */
-export type ClientInput = Omit<Partial<ClientData>, 'jwt_configuration' | 'credentials'> & { jwt_configuration?: Partial<ClientData['jwt_configuration']> };
+export type ClientInput = Omit<Partial<ClientData>, 'jwt_configuration' | 'credentials' | 'refresh_token'> & {
+  jwt_configuration?: Partial<ClientData['jwt_configuration']>;
+  /** Laid over the current settings; null returns to the default (services/refresh-token-settings.ts). */
+  refresh_token?: RefreshTokenInput | null;
+};
 
 /** A PATCH: like a create, but client_metadata merges and a `null` value removes its key. */
 export type ClientPatch = Omit<ClientInput, 'client_metadata'> & { client_metadata?: Record<string, string | null> };
@@ -42,8 +47,11 @@ export function defaultGrantTypes(appType: AppType): string[] {
 /** Fills the platform's defaults for fields a create request left out. */
 export function newClientData(input: ClientInput & { name: string }): ClientData {
   const appType = input.app_type ?? 'regular_web';
+  const { refresh_token: refreshTokenInput, ...fields } = input;
+  const refreshToken = changedRefreshTokenSettings(undefined, refreshTokenInput);
   return {
-    ...input,
+    ...fields,
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
     name: input.name,
     app_type: appType,
     callbacks: input.callbacks ?? [],
@@ -69,8 +77,10 @@ export function isConfidential(data: Pick<ClientData, 'token_endpoint_auth_metho
   return data.token_endpoint_auth_method !== 'none';
 }
 
-export interface ClientView extends Omit<ClientData, 'credentials'> {
+export interface ClientView extends Omit<ClientData, 'credentials' | 'refresh_token'> {
   client_id: string;
+  /** Always shown: a client that never set it shows the default it has. */
+  refresh_token: RefreshTokenSettings;
   tenant: string;
   global: false;
   /** Present only in the answer that created or rotated it. */
@@ -121,6 +131,7 @@ export function clientsService(deps: ClientsDeps) {
   const { storage, tenantId, clientSecretKey } = deps;
   const view = (clientId: string, { credentials: _credentials, ...data }: ClientData, secret?: string): ClientView => ({
     ...data,
+    refresh_token: refreshTokenSettingsOf(data),
     client_id: clientId,
     tenant: tenantId,
     global: false,
@@ -165,24 +176,27 @@ export function clientsService(deps: ClientsDeps) {
     },
 
     /**
-     * Partial update: jwt_configuration merges, client_metadata merges (null removes a key). A client turned
+     * Partial update: jwt_configuration and refresh_token merge, client_metadata merges (null removes a key). A client turned
      * public loses its secret; one turned confidential gets none here (a PATCH never shows a secret): it needs
      * rotate-secret before it can authenticate.
      */
     async update(clientId: string, patch: ClientPatch): Promise<ClientView> {
       const record = await load(clientId);
       const current = record.data;
-      const { client_metadata: metadata, jwt_configuration: jwt, ...fields } = patch;
+      const { client_metadata: metadata, jwt_configuration: jwt, refresh_token: refreshTokenInput, ...fields } = patch;
       const clientMetadata = mergeMetadata(current.client_metadata, metadata);
       // The platform's limit holds for the merged object: PATCHes of new keys must not grow it without end.
       if (Object.keys(clientMetadata).length > CLIENT_METADATA_MAX_KEYS) {
         throw new ServiceError('invalid', `client_metadata may hold at most ${CLIENT_METADATA_MAX_KEYS} properties.`, 'invalid_body');
       }
+      const { refresh_token: currentRefreshToken, ...unchanged } = current;
+      const refreshToken = changedRefreshTokenSettings(currentRefreshToken, refreshTokenInput);
       const data: ClientData = {
-        ...current,
+        ...unchanged,
         ...fields,
         jwt_configuration: { ...current.jwt_configuration, ...(jwt ?? {}) },
         client_metadata: clientMetadata,
+        ...(refreshToken ? { refresh_token: refreshToken } : {}),
       };
       checkAuthenticationMethods(data.client_authentication_methods, data.credentials ?? []);
       checkSamlAddon(data.addons?.samlp);

@@ -8,6 +8,8 @@ import { found, uniquely } from './unique.js';
 import { samlSettings } from './connection-options/saml.js';
 import { isUpstream, upstreamSettings } from './connection-options/upstream.js';
 import { passkeyOptionProblems } from './connection-options/passkeys.js';
+import { passwordOptionProblems } from './connection-options/password.js';
+import { passwordlessOptionProblems } from './connection-options/passwordless.js';
 
 export { STRATEGIES, type ConnectionData, type Strategy } from '../storage/records.js';
 
@@ -41,11 +43,19 @@ export function connectionsService(deps: ConnectionsDeps) {
   const load = async (id: string) => found(await storage.connections.get(tenantId, id), noConnection);
   const { connectionSecrets: secrets } = deps;
   const view = (id: string, data: ConnectionData): ConnectionView => ({ ...secrets.open(data), id });
-  /** An upstream provider's options (and a database's passkey options) are checked when saved, not discovered broken at the first login. */
+  /**
+   * An upstream provider's options (and a database's password and passkey options, a passwordless connection's
+   * codes) are checked when saved, not discovered broken (or silently ignored) at the first login.
+   */
   const checkOptions = (data: ConnectionData) => {
     if (data.strategy === 'auth0') {
-      const problems = passkeyOptionProblems(data.options);
+      const problems = [...passwordOptionProblems(data.options), ...passkeyOptionProblems(data.options)];
       if (problems.length > 0) throw new ServiceError('invalid', `Invalid options of a database connection: ${problems.join('; ')}.`, 'invalid_body');
+      return;
+    }
+    if (data.strategy === 'email' || data.strategy === 'sms') {
+      const problems = passwordlessOptionProblems(data.options);
+      if (problems.length > 0) throw new ServiceError('invalid', `Invalid options of a passwordless connection: ${problems.join('; ')}.`, 'invalid_body');
       return;
     }
     if (!isUpstream(data) && data.strategy !== 'samlp') return;

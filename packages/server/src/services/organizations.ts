@@ -82,6 +82,15 @@ export function organizationsService(deps: OrganizationsDeps) {
     }
   };
 
+  /** The roles of a page of members, by user id, each list sorted by name. */
+  async function memberRoles(organizationId: string, userIds: readonly string[]): Promise<Map<string, { id: string; name: string }[]>> {
+    const held = await storage.organizations.roleIdsOfMembers(tenantId, organizationId, userIds);
+    const names = new Map((await storage.roles.getMany(tenantId, [...new Set([...held.values()].flat())])).map((role) => [role.id, role.name]));
+    const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const named = (roleIds: string[]) => roleIds.flatMap((id) => (names.has(id) ? [{ id, name: names.get(id) ?? '' }] : [])).sort(byName);
+    return new Map([...held].map(([userId, roleIds]) => [userId, named(roleIds)]));
+  }
+
   async function connectionView(record: OrganizationConnectionRecord): Promise<EnabledConnectionView | undefined> {
     const connection = await storage.connections.get(tenantId, record.connectionId);
     if (!connection) return undefined;
@@ -136,14 +145,26 @@ export function organizationsService(deps: OrganizationsDeps) {
       if (!removed) throw noOrganization();
     },
 
-    /** Members with the profile fields the platform lists (user_id, email, picture, name). */
-    async members(id: string, window: PageWindow) {
+    /**
+     * Members with the profile fields the platform lists (user_id, email, picture, name); with `withRoles`, also
+     * each one's roles in the organization (`{id, name}`), which the platform sends only when asked (`fields=roles`).
+     */
+    async members(id: string, window: PageWindow, withRoles = false) {
       await organization(id);
       const page = await storage.organizations.members(tenantId, id, window);
       const users = await Promise.all(page.items.map((userId) => storage.users.get(tenantId, userId)));
+      const roles = withRoles ? await memberRoles(id, page.items) : undefined;
       const items = users.flatMap((user) =>
         user
-          ? [{ user_id: user.id, ...(user.data.email !== undefined ? { email: user.data.email } : {}), ...(user.data.picture !== undefined ? { picture: user.data.picture } : {}), ...(user.data.name !== undefined ? { name: user.data.name } : {}) }]
+          ? [
+              {
+                user_id: user.id,
+                ...(user.data.email !== undefined ? { email: user.data.email } : {}),
+                ...(user.data.picture !== undefined ? { picture: user.data.picture } : {}),
+                ...(user.data.name !== undefined ? { name: user.data.name } : {}),
+                ...(roles ? { roles: roles.get(user.id) ?? [] } : {}),
+              },
+            ]
           : [],
       );
       return { items, total: page.total };

@@ -1,4 +1,4 @@
-import { sixDigitCode } from '../crypto/random.js';
+import { digitCode } from '../crypto/random.js';
 import { hmacSha256 } from '../crypto/deployment-secret.js';
 import { safeEqual } from '../crypto/handles.js';
 import type { OAuthConfig } from './config-cache.js';
@@ -6,10 +6,10 @@ import type { Storage } from '../storage/storage.js';
 import type { ConnectionData } from './connections.js';
 import { ServiceError } from './errors.js';
 import { EMAIL_SHAPE } from './password-policy.js';
+import { otpMinutes, otpSettingsOf } from './connection-options/passwordless.js';
 import { loginAccount, usersService, withLogin, type UserData } from './users.js';
 
-/** A one-time code lives five minutes and survives three wrong guesses (the platform's rules). */
-export const OTP_SECONDS = 300;
+/** A one-time code survives three wrong guesses (the platform's rule); its length and lifetime are the connection's. */
 export const OTP_MAX_TRIES = 3;
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 
@@ -45,8 +45,9 @@ export interface PasswordlessDeps {
 }
 
 /**
- * Passwordless connections (strategies `email` and `sms`): a 6-digit code (or a link carrying it) per connection
- * and address, expiring after five minutes, single-use, void after three wrong guesses. Only the code's keyed
+ * Passwordless connections (strategies `email` and `sms`): a code of digits (or a link carrying it) per connection
+ * and address, expiring after the connection's lifetime (`options.totp`: six digits, five minutes unless it says
+ * otherwise), single-use, void after three wrong guesses. Only the code's keyed
  * hash is stored; a new start replaces the previous code. Guesses at one code are serialised across nodes, so the
  * limit holds under concurrency. A successful first login creates the user unless the connection disables signup.
  */
@@ -98,7 +99,7 @@ export function passwordless(deps: PasswordlessDeps) {
 
     /** Issues a code for the address; the caller delivers it (as a code or inside a link). */
     async start(input: { clientId: string; connection: string; address: string; field: 'email' | 'phone_number'; send: 'code' | 'link' | undefined }): Promise<
-      { ok: true; code: string; connection: ConnectionData; identifier: string; id: string; clientName: string } | { ok: false; failure: PasswordlessStartFailure }
+      { ok: true; code: string; connection: ConnectionData; identifier: string; id: string; clientName: string; minutes: number } | { ok: false; failure: PasswordlessStartFailure }
     > {
       const client = await deps.config.client(input.clientId);
       if (!client) return { ok: false, failure: 'unknown_client' };
@@ -110,14 +111,15 @@ export function passwordless(deps: PasswordlessDeps) {
       if ((connection.strategy === 'email') !== (input.field === 'email')) return { ok: false, failure: 'wrong_address_field' };
       if (input.send === 'link' && connection.strategy === 'sms') return { ok: false, failure: 'link_by_sms' };
       if (connection.options.disable_signup === true && !(await findUser(connection, identifier))) return { ok: false, failure: 'signup_disabled' };
-      const code = sixDigitCode();
+      const otp = otpSettingsOf(connection);
+      const code = digitCode(otp.length);
       const id = otpId(connection.name, identifier);
       const now = deps.now();
       const data: OtpData = { client_id: input.clientId, connection: connection.name, identifier, code_hash: codeHash(code), wrong_tries: 0 };
       await storage.transaction((repos) =>
-        repos.artifacts.replace(tenantId, 'otp', { id, data, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + OTP_SECONDS * 1000).toISOString() }),
+        repos.artifacts.replace(tenantId, 'otp', { id, data, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + otp.seconds * 1000).toISOString() }),
       );
-      return { ok: true, code, connection, identifier, id: id.slice(0, 24), clientName: client.data.name };
+      return { ok: true, code, connection, identifier, id: id.slice(0, 24), clientName: client.data.name, minutes: otpMinutes(otp) };
     },
 
     /**

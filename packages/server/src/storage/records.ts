@@ -80,6 +80,22 @@ export interface ClientData {
   organization_require_behavior?: 'no_prompt' | 'pre_login_prompt' | 'post_login_prompt';
   /** Where a login starts from the outside (an organization invitation's link goes there). */
   initiate_login_uri?: string;
+  /** How its refresh tokens rotate and expire (absent: Latchkey's default, services/refresh-token-settings.ts). */
+  refresh_token?: RefreshTokenSettings;
+}
+
+/** A client's refresh-token policy, with the platform's names; the chains issued under it keep it (oauth/refresh-tokens.ts). */
+export interface RefreshTokenSettings {
+  rotation_type: 'rotating' | 'non-rotating';
+  expiration_type: 'expiring' | 'non-expiring';
+  /** Seconds during which the token just rotated away may still be exchanged without counting as reuse. */
+  leeway: number;
+  /** Absolute lifetime of a chain, in seconds from its first token. */
+  token_lifetime: number;
+  infinite_token_lifetime: boolean;
+  /** Inactivity lifetime: a chain unused for this long dies. */
+  idle_token_lifetime: number;
+  infinite_idle_token_lifetime: boolean;
 }
 
 /** The SAML2 Web App add-on: Latchkey as this application's SAML identity provider (the platform's names). */

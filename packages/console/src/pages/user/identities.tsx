@@ -47,7 +47,7 @@ export function UserIdentities({ api, user, userPath, onUser }: UserSectionProps
             <th scope="col">Connection</th>
             <th scope="col">User ID</th>
             <th scope="col">Provider</th>
-            <th scope="col" class="actions-col">
+            <th scope="col" class="act">
               <span class="visually-hidden">Actions</span>
             </th>
           </tr>
@@ -60,7 +60,7 @@ export function UserIdentities({ api, user, userPath, onUser }: UserSectionProps
                 <code>{identityId(identity)}</code>
               </td>
               <td>{identity.provider}</td>
-              <td class="actions-col">
+              <td class="act">
                 {index === 0 ? (
                   <span class="muted">Main identity</span>
                 ) : (

@@ -74,7 +74,7 @@ export function UserMfa({ api, userPath }: UserSectionProps) {
                 <th scope="col">Name</th>
                 <th scope="col">Enrolled</th>
                 <th scope="col">Last used</th>
-                <th scope="col" class="actions-col">
+                <th scope="col" class="act">
                   <span class="visually-hidden">Actions</span>
                 </th>
               </tr>
@@ -89,7 +89,7 @@ export function UserMfa({ api, userPath }: UserSectionProps) {
                   <td>{describe(method)}</td>
                   <td>{when(method.created_at)}</td>
                   <td>{when(method.last_auth_at)}</td>
-                  <td class="actions-col">
+                  <td class="act">
                     <button type="button" class="danger" disabled={action.busy} onClick={() => setConfirming(method)}>
                       Delete <span class="visually-hidden">{TYPES[method.type] ?? method.type}</span>
                     </button>

@@ -35,7 +35,7 @@ export function UserOrganizations({ api, user, userPath }: UserSectionProps) {
               <tr>
                 <th scope="col">Organization</th>
                 <th scope="col">Name</th>
-                <th scope="col" class="actions-col">
+                <th scope="col" class="act">
                   <span class="visually-hidden">Actions</span>
                 </th>
               </tr>
@@ -47,7 +47,7 @@ export function UserOrganizations({ api, user, userPath }: UserSectionProps) {
                   <td>
                     <code>{organization.name}</code>
                   </td>
-                  <td class="actions-col">
+                  <td class="act">
                     <button type="button" class="danger" disabled={action.busy} onClick={() => setRemoving(organization)}>
                       Remove from <span class="visually-hidden">{named(organization)}</span>
                     </button>

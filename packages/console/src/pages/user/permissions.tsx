@@ -110,7 +110,7 @@ export function UserPermissions({ api, userPath, version }: UserSectionProps & {
                 <th scope="col">Permission</th>
                 <th scope="col">API</th>
                 <th scope="col">Given by</th>
-                <th scope="col" class="actions-col">
+                <th scope="col" class="act">
                   <span class="visually-hidden">Actions</span>
                 </th>
               </tr>
@@ -123,7 +123,7 @@ export function UserPermissions({ api, userPath, version }: UserSectionProps & {
                   </td>
                   <td>{permission.resource_server_name}</td>
                   <td>{sourceText(permission)}</td>
-                  <td class="actions-col">
+                  <td class="act">
                     {isDirect(permission) ? (
                       <button type="button" class="danger" disabled={action.busy} onClick={() => setRemoving(permission)}>
                         Remove <span class="visually-hidden">{permission.permission_name}</span>

@@ -92,7 +92,7 @@ export function UserRoles(props: UserSectionProps) {
               <tr>
                 <th scope="col">Role</th>
                 <th scope="col">Description</th>
-                <th scope="col" class="actions-col">
+                <th scope="col" class="act">
                   <span class="visually-hidden">Actions</span>
                 </th>
               </tr>
@@ -102,7 +102,7 @@ export function UserRoles(props: UserSectionProps) {
                 <tr key={role.id}>
                   <td>{role.name}</td>
                   <td>{role.description}</td>
-                  <td class="actions-col">
+                  <td class="act">
                     <button type="button" class="danger" disabled={action.busy} onClick={() => setRemoving(role)}>
                       Remove <span class="visually-hidden">{role.name}</span>
                     </button>

@@ -77,7 +77,7 @@ export function UserSessions({ api, userPath }: UserSectionProps) {
                 <th scope="col">Signed in</th>
                 <th scope="col">Last active</th>
                 <th scope="col">Ends unless used</th>
-                <th scope="col" class="actions-col">
+                <th scope="col" class="act">
                   <span class="visually-hidden">Actions</span>
                 </th>
               </tr>
@@ -93,7 +93,7 @@ export function UserSessions({ api, userPath }: UserSectionProps) {
                   <td>{when(session.authenticated_at)}</td>
                   <td>{when(session.last_interacted_at)}</td>
                   <td>{when(session.idle_expires_at)}</td>
-                  <td class="actions-col">
+                  <td class="act">
                     <button type="button" class="danger" disabled={action.busy} onClick={() => setRevoking({ kind: 'session', session })}>
                       Revoke <span class="visually-hidden">session started {when(session.authenticated_at)}</span>
                     </button>
@@ -124,7 +124,7 @@ export function UserSessions({ api, userPath }: UserSectionProps) {
                 <th scope="col">API and scopes</th>
                 <th scope="col">Issued</th>
                 <th scope="col">Last used</th>
-                <th scope="col" class="actions-col">
+                <th scope="col" class="act">
                   <span class="visually-hidden">Actions</span>
                 </th>
               </tr>
@@ -143,7 +143,7 @@ export function UserSessions({ api, userPath }: UserSectionProps) {
                   </td>
                   <td>{when(token.created_at)}</td>
                   <td>{when(token.last_exchanged_at ?? token.created_at)}</td>
-                  <td class="actions-col">
+                  <td class="act">
                     <button type="button" class="danger" disabled={action.busy} onClick={() => setRevoking({ kind: 'token', token })}>
                       Revoke <span class="visually-hidden">refresh token issued {when(token.created_at)}</span>
                     </button>

@@ -2,6 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { clientsService, type ClientData } from '../../services/clients.js';
+import { MAX_REFRESH_TOKEN_LIFETIME, type RefreshTokenSettings } from '../../services/refresh-token-settings.js';
 import {
   CheckpointQuery,
   ERROR_RESPONSES,
@@ -42,6 +43,30 @@ const CredentialRefs = (description: string) =>
     { credentials: Type.Array(Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }), { maxItems: 20, description }) },
     { additionalProperties: false },
   );
+
+const refreshTokenFields = {
+  leeway: Type.Integer({ minimum: 0, maximum: MAX_REFRESH_TOKEN_LIFETIME, description: 'Seconds during which the token just rotated away may still be exchanged without counting as reuse (default 0).' }),
+  token_lifetime: Type.Integer({ minimum: 1, maximum: MAX_REFRESH_TOKEN_LIFETIME, description: 'Absolute lifetime of a refresh-token chain, in seconds.' }),
+  infinite_token_lifetime: Type.Boolean({ description: 'No absolute lifetime (takes precedence over token_lifetime).' }),
+  idle_token_lifetime: Type.Integer({ minimum: 1, maximum: MAX_REFRESH_TOKEN_LIFETIME, description: 'Seconds of inactivity after which refresh tokens stop working.' }),
+  infinite_idle_token_lifetime: Type.Boolean({ description: 'No inactivity lifetime (takes precedence over idle_token_lifetime).' }),
+};
+const RotationType = Type.Unsafe<RefreshTokenSettings['rotation_type']>({ type: 'string', enum: ['rotating', 'non-rotating'], description: 'rotating: each use answers a new token, and an old one presented again revokes the grant; non-rotating: one token, used again.' });
+const ExpirationType = Type.Unsafe<RefreshTokenSettings['expiration_type']>({ type: 'string', enum: ['expiring', 'non-expiring'], description: 'expiring: the lifetimes apply; non-expiring: refresh tokens never expire (not with rotation).' });
+/** As the platform's: rotation and expiration named, the lifetimes optional (a PATCH keeps the ones it leaves out). */
+const RefreshTokenBody = Type.Object(
+  {
+    rotation_type: RotationType,
+    expiration_type: ExpirationType,
+    leeway: Type.Optional(refreshTokenFields.leeway),
+    token_lifetime: Type.Optional(refreshTokenFields.token_lifetime),
+    infinite_token_lifetime: Type.Optional(refreshTokenFields.infinite_token_lifetime),
+    idle_token_lifetime: Type.Optional(refreshTokenFields.idle_token_lifetime),
+    infinite_idle_token_lifetime: Type.Optional(refreshTokenFields.infinite_idle_token_lifetime),
+  },
+  { additionalProperties: false, description: 'Refresh-token rotation and expiration; new chains follow it, chains already issued keep theirs.' },
+);
+const RefreshToken = Type.Object({ rotation_type: RotationType, expiration_type: ExpirationType, ...refreshTokenFields }, { additionalProperties: false });
 
 /** Fields a caller may set, with the platform's names. */
 const writable = {
@@ -98,6 +123,7 @@ const writable = {
       description: 'With organization_usage require and no organization given: refuse (no_prompt, default), ask for its name before login, or choose among memberships after.',
     }),
   ),
+  refresh_token: Type.Optional(nullable(RefreshTokenBody, 'Refresh-token rotation and expiration; null returns to the default (rotating, 30 days idle).')),
   initiate_login_uri: Type.Optional(Type.String({ maxLength: 2048, pattern: '^https://[^\\s#]+$', description: 'Where a login starts from outside the application (invitation links go there); https.' })),
   oidc_conformant: Type.Optional(Type.Boolean({ description: 'Whether the application follows strict OIDC conformance.' })),
   sso_disabled: Type.Optional(Type.Boolean({ description: 'Disable single sign-on.' })),
@@ -149,6 +175,8 @@ const Client = Type.Object(
     ...optional,
     name: Type.String(),
     client_metadata: Type.Record(Type.String(), Type.String()),
+    // Every stored client has one (the default when it never set it); the global client holds no settings.
+    refresh_token: Type.Optional(RefreshToken),
   },
   { additionalProperties: false },
 );

@@ -25,6 +25,7 @@ import { usersRoutes } from './users.js';
 import { logsRoutes } from './logs.js';
 import { guardianRoutes } from './guardian.js';
 import { absentFamilyRoutes } from './absent-family-routes.js';
+import { named } from '../plugin-name.js';
 
 /** Every Management API resource, one module each. */
 export function managementRoutes(registry: Registry): FastifyPluginAsync {
@@ -56,7 +57,7 @@ export function managementRoutes(registry: Registry): FastifyPluginAsync {
       logsRoutes,
       absentFamilyRoutes,
     ]) {
-      await app.register(routes(registry));
+      await app.register(named(routes(registry)));
     }
   };
 }

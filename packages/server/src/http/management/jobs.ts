@@ -7,6 +7,7 @@ import { UploadTooLarge, USERS_IMPORT_MAX_BYTES } from '../../services/jobs/jobs
 import { MAX_EXPORT_FIELDS } from '../../services/jobs/users-export.js';
 import { badRequest, ManagementError } from './errors.js';
 import { ERROR_RESPONSES, IdParams } from './schemas.js';
+import { named } from '../plugin-name.js';
 
 const Summary = Type.Object({ inserted: Type.Integer(), updated: Type.Integer(), failed: Type.Integer(), total: Type.Integer() });
 const ExportField = Type.Object(
@@ -77,7 +78,7 @@ const flag = (value: string | undefined, name: string, fallback: boolean): boole
 export function jobsRoutes(registry: Registry): FastifyPluginAsyncTypebox {
   return async (app) => {
     // One file, a few short fields; busboy stops a file one byte past the limit so that the service sees it.
-    await app.register(multipart, { limits: { files: 1, fields: 10, fieldSize: 1024, parts: 12, fileSize: USERS_IMPORT_MAX_BYTES + 1 } });
+    await app.register(named(multipart), { limits: { files: 1, fields: 10, fieldSize: 1024, parts: 12, fileSize: USERS_IMPORT_MAX_BYTES + 1 } });
 
     app.post(
       '/jobs/users-imports',

@@ -3,8 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from '../../registry.js';
 import { organizationsService } from '../../services/organizations.js';
 import { deleteHandler, listHandler } from './resource-handlers.js';
-import { CheckpointQuery, ERROR_RESPONSES, IdParams, listResponseSchema, NO_CONTENT_RESPONSES, nullable, PaginationQuery } from './schemas.js';
+import { ManagementError } from './errors.js';
+import { CheckpointQuery, commaList, ERROR_RESPONSES, FieldsQuery, IdParams, listResponseSchema, NO_CONTENT_RESPONSES, nullable, PaginationQuery } from './schemas.js';
 import { organizationInvitationRoutes } from './organization-invitations.js';
+import { named } from '../plugin-name.js';
 
 const color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'A colour, #RRGGBB.' });
 const Branding = Type.Object(
@@ -35,7 +37,13 @@ const UpdateBody = Type.Object(
   { name: Type.Optional(name), display_name: Type.Optional(displayName), branding: Type.Optional(nullable(Branding)), metadata: Type.Optional(nullable(Metadata)) },
   { additionalProperties: false, minProperties: 1 },
 );
-const Member = Type.Object({ user_id: Type.String(), email: Type.Optional(Type.String()), picture: Type.Optional(Type.String()), name: Type.Optional(Type.String()) });
+const Member = Type.Object({
+  user_id: Type.String(),
+  email: Type.Optional(Type.String()),
+  picture: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  roles: Type.Optional(Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), { description: 'The member\u2019s roles in the organization: only with fields=roles.' })),
+});
 const Role = Type.Object({ id: Type.String(), name: Type.String(), description: Type.Optional(Type.String()) });
 const EnabledConnection = Type.Object({
   connection_id: Type.String(),
@@ -57,6 +65,8 @@ const RolesBody = Type.Object({ roles: ids('Ids of the roles.') }, { additionalP
 
 const PageQuery = Type.Object(PaginationQuery, { additionalProperties: false });
 const CheckpointPageQuery = Type.Object({ ...PaginationQuery, ...CheckpointQuery }, { additionalProperties: false });
+const MembersQuery = Type.Object({ ...PaginationQuery, ...CheckpointQuery, ...FieldsQuery }, { additionalProperties: false });
+const MEMBER_ROLES_SCOPE = 'read:organization_member_roles';
 const OrgParams = IdParams('The organization id.');
 const NameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 50, description: 'The organization name.' }) });
 const MemberParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }), user_id: Type.String({ minLength: 1, maxLength: 300, description: 'The member\u2019s user id.' }) });
@@ -107,9 +117,23 @@ export function organizationsRoutes(registry: Registry): FastifyPluginAsyncTypeb
       '/organizations/:id/members',
       {
         config: { scopes: ['read:organization_members'] },
-        schema: { tags, summary: 'List members (page/per_page, or from/take)', params: OrgParams, querystring: CheckpointPageQuery, response: { 200: listResponseSchema('members', Member, { checkpoint: true }), ...ERROR_RESPONSES } },
+        schema: {
+          tags,
+          summary: 'List members (page/per_page, or from/take); their roles only with fields=roles',
+          params: OrgParams,
+          querystring: MembersQuery,
+          response: { 200: listResponseSchema('members', Member, { checkpoint: true }), ...ERROR_RESPONSES },
+        },
       },
-      async (request) => listHandler('members', (window) => organizations.members(request.params.id, window))(request),
+      async (request) => {
+        // As the platform: roles are never sent by default, only when fields names them, and reading them takes
+        // the member roles' own scope besides the route's.
+        const withRoles = request.query.include_fields !== false && (commaList(request.query.fields) ?? []).includes('roles');
+        if (withRoles && !request.auth?.scopes.has(MEMBER_ROLES_SCOPE)) {
+          throw new ManagementError(403, `Insufficient scope, expected any of: ${MEMBER_ROLES_SCOPE}`, 'insufficient_scope');
+        }
+        return listHandler('members', (window) => organizations.members(request.params.id, window, withRoles))(request);
+      },
     );
     app.post(
       '/organizations/:id/members',
@@ -195,6 +219,6 @@ export function organizationsRoutes(registry: Registry): FastifyPluginAsyncTypeb
       async (request) => listHandler('organizations', (window) => organizations.ofUser(request.params.id, window))(request),
     );
 
-    await app.register(organizationInvitationRoutes(registry));
+    await app.register(named(organizationInvitationRoutes(registry)));
   };
 }

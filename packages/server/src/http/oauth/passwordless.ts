@@ -4,7 +4,7 @@ import { authorizeAuthenticated } from '../../oauth/authorize/flow.js';
 import { InvalidRequest, OAuthError } from '../../oauth/errors.js';
 import { otpFailure } from '../../oauth/grants/passwordless-otp.js';
 import type { Registry } from '../../registry.js';
-import { OTP_SECONDS, type PasswordlessStartFailure } from '../../services/passwordless.js';
+import type { PasswordlessStartFailure } from '../../services/passwordless.js';
 import { sessionHandle } from '../login/cookies.js';
 import { authorizeDeps } from '../login/transaction-context.js';
 import { sendErrorPage } from '../login/pages.js';
@@ -107,10 +107,9 @@ export function passwordlessRoutes(registry: Registry): FastifyPluginAsyncTypebo
         const field = body.email !== undefined ? 'email' : 'phone_number';
         const started = await service.start({ clientId: body.client_id, connection: body.connection, address, field, send: body.send });
         if (!started.ok) throw startFailure(started.failure, field);
-        const { connection, identifier, code, clientName } = started;
+        const { connection, identifier, code, clientName, minutes } = started;
         const isEmail = connection.strategy === 'email';
         const send = body.send ?? (isEmail ? 'link' : 'code');
-        const minutes = OTP_SECONDS / 60;
         if (send === 'code') {
           await registry.notifier.verificationCode({ ...(isEmail ? { email: identifier } : { phoneNumber: identifier }), code, clientName, minutes });
         } else {

@@ -6,7 +6,7 @@ import { oauthRefusal, type SignInAttempt, type SignInRefusal } from '../sign-in
 
 /**
  * RFC 6749 6 with rotation: each use spends the presented token and answers its successor (oauth/refresh-tokens.ts
- * keeps the chain). Reuse detection happens in `redeem`: a token presented again after it was rotated means it
+ * keeps the chain; a client whose settings say non-rotating keeps its one token, and the answer carries none). Reuse detection happens in `redeem`: a token presented again after it was rotated means it
  * leaked (or the client is confused), and handleRefreshTokenReuse revokes the whole grant, so neither the thief nor
  * the client can go on (OAuth 2.0 Security BCP 4.14.2).
  */

@@ -45,6 +45,12 @@ export function samlSettings(connection: Pick<ConnectionData, 'options'>, allowH
   } catch {
     problems.push('options.signInEndpoint must be the identity provider’s sign-in URL');
   }
+  // Kept for the platform's exports and tools; Latchkey does not send logout requests upstream yet, but a value
+  // that could never be a logout URL is refused now rather than carried along.
+  if (options.signOutEndpoint !== undefined && options.signOutEndpoint !== '') {
+    const url = typeof options.signOutEndpoint === 'string' && URL.canParse(options.signOutEndpoint) ? new URL(options.signOutEndpoint) : undefined;
+    if (!url || (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:'))) problems.push('options.signOutEndpoint must be an https URL');
+  }
   const given = [...(typeof options.signingCert === 'string' ? [options.signingCert] : []), ...(Array.isArray(options.signingCerts) ? options.signingCerts : [])];
   const certificates = given.map((value) => (typeof value === 'string' ? certificatePem(value) : undefined));
   if (certificates.length === 0) problems.push('options.signingCert (or signingCerts) must hold the identity provider’s signing certificate');
