@@ -70,9 +70,12 @@ describe('admin console in Chromium', () => {
     try {
       await signInThroughHostedPage(page, server, administrator.email, administrator.password);
       await page.getByRole('heading', { name: 'Get started' }).waitFor();
+      await page.getByLabel('Address of your application').fill('http://localhost:5173/');
       await page.getByRole('button', { name: 'Create my first application' }).click();
       const clientId = await page.getByTestId('client-id').textContent();
       expect(clientId).toMatch(/^[A-Za-z0-9]{32}$/);
+      // The application's own origin is allowed to come back to and to call Latchkey from.
+      expect((await api('GET', `/clients/${String(clientId)}`)).body).toMatchObject({ callbacks: ['http://localhost:5173'], web_origins: ['http://localhost:5173'], allowed_logout_urls: ['http://localhost:5173'] });
       expect(await page.locator('pre.snippet').textContent()).toContain(`clientID: '${clientId}'`);
       await page.getByLabel('SPA SDK').check();
       expect(await page.locator('pre.snippet').textContent()).toContain(`domain: '${server.url}'`);

@@ -61,6 +61,8 @@ export function GetStarted({ api, settings }: PageProps) {
   const [flavour, setFlavour] = useState<Flavour>('library');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  // Where the administrator's own application runs: never this server's origin, so it is asked for.
+  const [appOrigin, setAppOrigin] = useState('http://localhost:8080');
 
   useEffect(() => {
     api<ListPage<'clients', Client>>('GET', '/clients?include_totals=true&per_page=50&fields=client_id,name,app_type')
@@ -77,7 +79,12 @@ export function GetStarted({ api, settings }: PageProps) {
     setBusy(true);
     setError(undefined);
     try {
-      const origin = 'http://localhost:3000';
+      let origin: string;
+      try {
+        origin = new URL(appOrigin.trim()).origin;
+      } catch {
+        throw new Error('The address of your application must be a URL, such as http://localhost:8080.');
+      }
       const created = await api<Client>('POST', '/clients', { name: 'My first application', app_type: 'spa', callbacks: [origin], web_origins: [origin], allowed_logout_urls: [origin] });
       setClients((list) => [created, ...(list ?? [])]);
       setSelected(created.client_id);
@@ -97,7 +104,10 @@ export function GetStarted({ api, settings }: PageProps) {
       {clients && clients.length === 0 ? (
         <form onSubmit={createFirst} class="card">
           <h2>1. Create your first application</h2>
-          <p>A single-page application for http://localhost:3000, which you can change on its page.</p>
+          <p>A single-page application. Its address is where users come back after signing in; you can add more on its page.</p>
+          <label for="app-origin">Address of your application</label>
+          <input id="app-origin" type="url" required value={appOrigin} aria-describedby="app-origin-hint" onInput={(event) => setAppOrigin(event.currentTarget.value)} />
+          <small id="app-origin-hint">The origin your page is served from, e.g. http://localhost:8080 or https://app.example.com.</small>
           <button type="submit" class="primary" disabled={busy}>
             Create my first application
           </button>
