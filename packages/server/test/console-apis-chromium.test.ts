@@ -7,6 +7,7 @@ import { launchChromium } from './support/chromium.js';
 import { bootstrapAdministrator, expectAccessible, screenshot, signInThroughHostedPage, type ConsoleAdministrator } from './support/console-browser.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { managementApi, type ManagementApi } from './support/management-api.js';
+import { ADMINISTRATOR_CONNECTION } from '../src/services/console-setup.js';
 
 const ORDERS_API = 'https://orders.example.com/';
 const CUSTOMER = { email: 'customer@example.com', password: 'Orders-customer-passw0rd!' };
@@ -197,12 +198,22 @@ describe('admin console: APIs and applications in Chromium', () => {
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.locator('#settings').getByRole('status').waitFor();
 
-      // Connections: on for this application through the connection's enabled-clients API, and off again.
+      // Connections: a new application has the tenant's connections on; switched off and on again through the
+      // connection's enabled-clients API.
       const customers = page.getByLabel('orders-customers');
-      expect(await customers.isChecked()).toBe(false);
+      const enabledFor = async () => ((await api('GET', '/connections?name=orders-customers')).body[0] as { enabled_clients: string[] }).enabled_clients;
+      expect(await customers.isChecked()).toBe(true);
+      expect(await enabledFor()).toEqual([spaClientId]);
+      // The tenant's default database (the administrators' here) too: off, so that customers sign in to theirs.
+      const defaultDatabase = page.locator('#connections').getByLabel(ADMINISTRATOR_CONNECTION, { exact: true });
+      expect(await defaultDatabase.isChecked()).toBe(true);
+      await defaultDatabase.uncheck();
+      await page.getByRole('status').filter({ hasText: `${ADMINISTRATOR_CONNECTION} disabled` }).waitFor();
+      await customers.uncheck();
+      await page.getByRole('status').filter({ hasText: 'orders-customers disabled' }).waitFor();
+      expect(await enabledFor()).toEqual([]);
       await customers.check();
       await page.getByRole('status').filter({ hasText: 'orders-customers enabled' }).waitFor();
-      const enabledFor = async () => ((await api('GET', '/connections?name=orders-customers')).body[0] as { enabled_clients: string[] }).enabled_clients;
       expect(await enabledFor()).toEqual([spaClientId]);
 
       // Tokens: ID tokens for two hours; refresh tokens neither rotating nor expiring.

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PageProps } from '../app.js';
 import { ErrorNote, Pager } from '../components.js';
+import { enableConnectionsFor } from '../new-application.js';
 import { navigate } from '../router.js';
 import { freshSecrets } from './application-detail.js';
 import { APP_TYPES, type AppType, type Client, type ListPage } from '../types.js';
@@ -21,6 +22,7 @@ function CreateApplication({ api, onCancel }: PageProps & { onCancel: () => void
     try {
       const created = await api<Client>('POST', '/clients', { name: name.trim(), app_type: type });
       if (created.client_secret) freshSecrets.set(created.client_id, created.client_secret);
+      if (type !== 'non_interactive') await enableConnectionsFor(api, created.client_id);
       navigate(`/admin/applications/${encodeURIComponent(created.client_id)}`);
     } catch (caught) {
       setError(caught);

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { PageProps } from '../app.js';
 import { ErrorNote } from '../components.js';
+import { enableConnectionsFor } from '../new-application.js';
 import type { Client, ListPage } from '../types.js';
 
 const SYSTEM_CLIENTS = new Set(['latchkey-console', 'latchkey-demo']);
@@ -24,9 +25,17 @@ function snippet(flavour: Flavour, issuer: string, clientId: string): string {
     domain: '${domain}',
     clientID: '${clientId}',
     redirectUri: window.location.origin,
-    responseType: 'code',
+    responseType: 'token id_token',
+    scope: 'openid profile email',
   });
-  webAuth.authorize(); // the hosted login page
+  if (window.location.hash) {
+    // Back from the hosted login page: the tokens are in the URL's fragment.
+    webAuth.parseHash((error, result) => {
+      document.body.textContent = error ? error.errorDescription : 'Signed in as ' + result.idTokenPayload.email;
+    });
+  } else {
+    webAuth.authorize(); // the hosted login page
+  }
 </script>`;
     case 'spa-sdk':
       return `import { createAuth0Client } from '@auth0/auth0-spa-js';
@@ -86,6 +95,7 @@ export function GetStarted({ api, settings }: PageProps) {
         throw new Error('The address of your application must be a URL, such as http://localhost:8080.');
       }
       const created = await api<Client>('POST', '/clients', { name: 'My first application', app_type: 'spa', callbacks: [origin], web_origins: [origin], allowed_logout_urls: [origin] });
+      await enableConnectionsFor(api, created.client_id);
       setClients((list) => [created, ...(list ?? [])]);
       setSelected(created.client_id);
     } catch (caught) {
@@ -104,7 +114,10 @@ export function GetStarted({ api, settings }: PageProps) {
       {clients && clients.length === 0 ? (
         <form onSubmit={createFirst} class="card">
           <h2>1. Create your first application</h2>
-          <p>A single-page application. Its address is where users come back after signing in; you can add more on its page.</p>
+          <p>
+            A single-page application, with the tenant's connections switched on for it. Its address is where users come back after signing in; you can
+            change both on its page.
+          </p>
           <label for="app-origin">Address of your application</label>
           <input id="app-origin" type="url" required value={appOrigin} aria-describedby="app-origin-hint" onInput={(event) => setAppOrigin(event.currentTarget.value)} />
           <small id="app-origin-hint">The origin your page is served from, e.g. http://localhost:8080 or https://app.example.com.</small>
