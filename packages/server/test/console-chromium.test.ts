@@ -77,7 +77,7 @@ describe('admin console in Chromium', () => {
       // The application's own origin is allowed to come back to and to call Latchkey from.
       expect((await api('GET', `/clients/${String(clientId)}`)).body).toMatchObject({ callbacks: ['http://localhost:5173'], web_origins: ['http://localhost:5173'], allowed_logout_urls: ['http://localhost:5173'] });
       // The tenant's connections are switched on for it, so that its login page has a way in.
-      const connections = (await api('GET', '/connections?fields=name,enabled_clients')).body as { name: string; enabled_clients: string[] }[];
+      const connections = (await api('GET', '/connections?fields=name,enabled_clients')).body as unknown as { name: string; enabled_clients: string[] }[];
       expect(connections.length).toBeGreaterThan(0);
       expect(connections.filter((connection) => !connection.enabled_clients.includes(String(clientId))).map((connection) => connection.name)).toEqual([]);
       expect(await page.locator('pre.snippet').textContent()).toContain(`clientID: '${clientId}'`);
