@@ -2,7 +2,7 @@ import type { Artifact } from '../storage/repositories/artifacts.js';
 import type { PageOf, PageWindow } from '../storage/repositories/page.js';
 import type { Storage } from '../storage/storage.js';
 import { ServiceError } from '../services/errors.js';
-import type { SessionData, SessionDevice } from '../services/sessions.js';
+import type { SessionData, SessionDevice, Sessions } from '../services/sessions.js';
 import type { SessionLifetimes } from '../services/tenant-settings.js';
 import { revokeGrantsIn } from './grant-revocations.js';
 import { REFRESH_TOKEN_IDLE_SECONDS, type ChainData } from './refresh-tokens.js';
@@ -50,6 +50,8 @@ export interface UserAccessDeps {
   now: () => Date;
   /** The tenant's session lifetimes: a session idle longer than they allow is over, though its row is still there. */
   sessionLifetimes: () => Promise<SessionLifetimes>;
+  /** Ends a session by its id, as logout does. */
+  sessions: Pick<Sessions, 'endBySid'>;
 }
 
 const notFound = (message: string, errorCode: 'inexistent_resource' | 'inexistent_user' = 'inexistent_resource') => new ServiceError('not_found', message, errorCode);
@@ -145,7 +147,7 @@ export function userAccess(deps: UserAccessDeps) {
 
     /** `DELETE /sessions/{id}`: the session ends, its refresh tokens go on (they are offline access). */
     async endSession(id: string): Promise<void> {
-      await storage.artifacts.revokeFamily(tenantId, id, deps.now().toISOString(), ['session']);
+      await deps.sessions.endBySid(id);
     },
 
     /** `POST /sessions/{id}/revoke`: the session ends, and so do the refresh tokens issued in it. */
@@ -154,7 +156,7 @@ export function userAccess(deps: UserAccessDeps) {
       const grants = await grantsOf(view.user_id, id);
       const now = deps.now();
       await storage.transaction(async (repos) => {
-        await repos.artifacts.revokeFamily(tenantId, id, now.toISOString(), ['session']);
+        await deps.sessions.endBySid(id, repos);
         await revokeGrantsIn(repos, tenantId, grants, now);
       });
     },

@@ -135,9 +135,12 @@ export function sessionsService(deps: SessionsDeps) {
       return (await repos.artifacts.revokeFamily(tenantId, artifact.data.sid, iso(deps.now()))) > 0 ? artifact.data : undefined;
     },
 
-    /** Ends a session by its public id (`sid` of an ID token hint). */
-    async endBySid(sid: string): Promise<boolean> {
-      return (await storage.artifacts.revokeFamily(tenantId, sid, iso(deps.now()))) > 0;
+    /**
+     * Ends a session by its public id (`sid` of an ID token hint, or an administrator's `/sessions/{id}`). Only the
+     * session kind answers to it: no other family (a grant) can be ended by naming its id as a session's.
+     */
+    async endBySid(sid: string, repos: Pick<Repositories, 'artifacts'> = storage): Promise<boolean> {
+      return (await repos.artifacts.revokeFamily(tenantId, sid, iso(deps.now()), ['session'])) > 0;
     },
   };
 }

@@ -77,6 +77,7 @@ export function userSessionsRoutes(registry: Registry): FastifyPluginAsyncTypebo
       issuer: registry.issuer,
       now: registry.now,
       sessionLifetimes: registry.sessions.lifetimes,
+      sessions: registry.sessions,
     });
     const userTags = ['users'];
 
