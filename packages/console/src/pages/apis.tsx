@@ -1,11 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { PageProps } from '../app.js';
 import { SIGNING_ALGORITHMS, type ResourceServer } from '../api-types.js';
 import { ErrorNote, Pager } from '../components.js';
 import { navigate } from '../router.js';
-import type { ListPage } from '../types.js';
+import { PER_PAGE, usePaged } from '../paged.js';
 
-const PER_PAGE = 25;
 
 export const apiPath = (api: Pick<ResourceServer, 'id'>) => `/admin/apis/${encodeURIComponent(api.id)}`;
 
@@ -63,18 +62,8 @@ function CreateApi({ api, onCancel }: PageProps & { onCancel: () => void }) {
 /** The APIs that access tokens are issued for, the Management API among them (a system API). */
 export function Apis(props: PageProps) {
   const { api } = props;
-  const [page, setPage] = useState(0);
-  const [list, setList] = useState<ListPage<'resource_servers', ResourceServer> | undefined>();
-  const [error, setError] = useState<unknown>();
+  const { list, error, page, setPage } = usePaged<'resource_servers', ResourceServer>(api, '/resource-servers?fields=id,name,identifier,is_system', 'resource_servers');
   const [creating, setCreating] = useState(false);
-
-  useEffect(() => {
-    setError(undefined);
-    api<ListPage<'resource_servers', ResourceServer>>('GET', `/resource-servers?include_totals=true&page=${page}&per_page=${PER_PAGE}&fields=id,name,identifier,is_system`).then(
-      setList,
-      setError,
-    );
-  }, [api, page]);
 
   return (
     <section>

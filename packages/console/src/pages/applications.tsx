@@ -1,12 +1,12 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { PageProps } from '../app.js';
 import { ErrorNote, Pager } from '../components.js';
 import { enableConnectionsFor } from '../new-application.js';
 import { navigate } from '../router.js';
 import { freshSecrets } from './application-detail.js';
-import { APP_TYPES, type AppType, type Client, type ListPage } from '../types.js';
+import { PER_PAGE, usePaged } from '../paged.js';
+import { APP_TYPES, type AppType, type Client } from '../types.js';
 
-const PER_PAGE = 25;
 const typeLabel = (type: AppType | undefined) => APP_TYPES.find((entry) => entry.value === type)?.label ?? type ?? '';
 
 function CreateApplication({ api, onCancel }: PageProps & { onCancel: () => void }) {
@@ -62,15 +62,8 @@ function CreateApplication({ api, onCancel }: PageProps & { onCancel: () => void
 
 export function Applications(props: PageProps) {
   const { api } = props;
-  const [page, setPage] = useState(0);
-  const [list, setList] = useState<ListPage<'clients', Client> | undefined>();
-  const [error, setError] = useState<unknown>();
+  const { list, error, page, setPage } = usePaged<'clients', Client>(api, '/clients?fields=client_id,name,app_type', 'clients');
   const [creating, setCreating] = useState(false);
-
-  useEffect(() => {
-    setError(undefined);
-    api<ListPage<'clients', Client>>('GET', `/clients?include_totals=true&page=${page}&per_page=${PER_PAGE}&fields=client_id,name,app_type`).then(setList, setError);
-  }, [api, page]);
 
   return (
     <section>

@@ -1,15 +1,15 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { PageProps } from '../../app.js';
 import { ErrorNote, Pager } from '../../components.js';
+import { PER_PAGE, usePaged } from '../../paged.js';
 import { navigate } from '../../router.js';
-import type { Connection, ListPage, Strategy } from '../../types.js';
+import type { Connection, Strategy } from '../../types.js';
 import { ConnectionDetail } from './connection-detail.js';
 import type { Options } from './fields.js';
 import { GeneralFields, generalToSave, type General } from './general-fields.js';
 import { KINDS, STRATEGY_LABELS, connectionPath, type Kind } from './kinds.js';
 import { StrategyFields, optionsToSave } from './strategy-fields.js';
 
-const PER_PAGE = 25;
 
 /** Database, passwordless and federated connections, one list each, and a connection's own page. */
 export function Authentication(props: PageProps & { path: string }) {
@@ -109,17 +109,10 @@ function CreateConnection({ api, kind, onCancel }: PageProps & { kind: Kind; onC
 
 function ConnectionList(props: PageProps & { kind: Kind }) {
   const { api, kind } = props;
-  const [page, setPage] = useState(0);
-  const [list, setList] = useState<ListPage<'connections', Connection> | undefined>();
-  const [error, setError] = useState<unknown>();
+  const query = new URLSearchParams({ fields: 'id,name,strategy,display_name,enabled_clients' });
+  for (const strategy of kind.strategies) query.append('strategy', strategy);
+  const { list, error, page, setPage } = usePaged<'connections', Connection>(api, `/connections?${query.toString()}`, 'connections');
   const [creating, setCreating] = useState(false);
-
-  useEffect(() => {
-    setError(undefined);
-    const query = new URLSearchParams({ include_totals: 'true', page: String(page), per_page: String(PER_PAGE), fields: 'id,name,strategy,display_name,enabled_clients' });
-    for (const strategy of kind.strategies) query.append('strategy', strategy);
-    api<ListPage<'connections', Connection>>('GET', `/connections?${query.toString()}`).then(setList, setError);
-  }, [api, page, kind]);
 
   return (
     <section>
