@@ -1,6 +1,9 @@
 import { ManagementClient } from 'auth0';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CookieClient } from './support/browser-client.js';
 import { ADMIN_CLIENT_ID, type TestServer } from './support/harness.js';
+import { provisionLogin, signInOnHostedPage } from './support/login-fixture.js';
 import { rejection, startServerForSdk, type SdkServer } from './support/official-sdk.js';
 
 /**
@@ -108,6 +111,47 @@ describe('official Management SDK (npm auth0) against Latchkey over HTTPS', () =
     const [kept] = await collect(await management.connections.list({ name: 'sdk-email-1' }));
     expect((await management.connections.get(String(kept?.id))).enabled_clients).toEqual([]);
     expect(await management.tenants.settings.get()).toMatchObject({ subscription: 'paid', flags: { enable_advanced_customizations: true } });
+  });
+
+  it('lists, reads and ends a user’s sessions and refresh tokens, and sets an application’s refresh-token settings', async () => {
+    const fx = await provisionLogin(server, { suffix: 'sdk' });
+    const settings = await management.clients.update(fx.web.clientId, { refresh_token: { rotation_type: 'non-rotating', expiration_type: 'expiring', leeway: 0, idle_token_lifetime: 3600, token_lifetime: 86400, infinite_token_lifetime: false, infinite_idle_token_lifetime: false } });
+    expect(settings.refresh_token).toMatchObject({ rotation_type: 'non-rotating', idle_token_lifetime: 3600, token_lifetime: 86400 });
+
+    // A browser login through the hosted page: an SSO session and a refresh token.
+    const browser = new CookieClient(server.url);
+    const query = new URLSearchParams({ client_id: fx.web.clientId, redirect_uri: fx.web.callback, response_type: 'code', scope: 'openid offline_access', state: 'sdk' });
+    const code = (await signInOnHostedPage(browser, server, fx, `/authorize?${query.toString()}`)).searchParams.get('code') ?? '';
+    const issued = (await (
+      await fetch(`${server.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'authorization_code', client_id: fx.web.clientId, client_secret: fx.web.clientSecret, code, redirect_uri: fx.web.callback }),
+      })
+    ).json()) as { id_token: string; refresh_token: string };
+    const sid = String(decodeJwt(issued.id_token).sid);
+
+    const sessions = await management.users.sessions.list(fx.user.userId);
+    expect(sessions.data.map((session) => session.id)).toEqual([sid]);
+    expect(await management.sessions.get(sid)).toMatchObject({ id: sid, user_id: fx.user.userId, clients: [{ client_id: fx.web.clientId }] });
+    const tokens = await management.users.refreshToken.list(fx.user.userId);
+    expect(tokens.data).toHaveLength(1);
+    const [listed] = tokens.data;
+    expect(listed).toMatchObject({ client_id: fx.web.clientId, session_id: sid, rotating: false });
+    expect(await management.refreshTokens.get(String(listed?.id))).toMatchObject({ id: listed?.id, user_id: fx.user.userId });
+
+    // Ended through the SDK: the refresh token stops working, and the session is gone.
+    await management.refreshTokens.delete(String(listed?.id));
+    const refreshed = await fetch(`${server.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'refresh_token', client_id: fx.web.clientId, client_secret: fx.web.clientSecret, refresh_token: issued.refresh_token }),
+    });
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({ error: 'invalid_grant' });
+    await management.sessions.delete(sid);
+    expect((await rejection(management.sessions.get(sid))).statusCode).toBe(404);
+    expect((await management.users.sessions.list(fx.user.userId)).data).toEqual([]);
   });
 
   it('surfaces 400, 401, 402, 403 and 404 as the SDK’s error classes', async () => {
